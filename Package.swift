@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+// parallaxd: IIO accelerometer + gyroscope → viewer offset → Unix-socket subscribers.
+// Module shape follows DESIGN.md: pure math (ParallaxMotion), sensor input (ParallaxIIO),
+// wire format (ParallaxProtocol), the daemon (ParallaxDaemon), a client library and two tools.
+import PackageDescription
+
+let package = Package(
+    name: "parallaxd",
+    products: [
+        .executable(name: "parallaxd", targets: ["parallaxd"]),
+        .executable(name: "parallaxctl", targets: ["parallaxctl"]),
+        .library(name: "ParallaxClient", targets: ["ParallaxClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // Thin C shims: system libraries and the Linux syscalls Glibc does not expose cleanly.
+        .systemLibrary(name: "CIIO", pkgConfig: "libiio", providers: [.apt(["libiio-dev"])]),
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
+        .target(name: "CLinux"),
+
+        // Pure math: attitude fusion and the viewer-offset mapping. No I/O, no Foundation.
+        .target(name: "ParallaxMotion"),
+        // Messages of protocol v1 and their JSON codec, shared by server and clients.
+        .target(name: "ParallaxProtocol"),
+        // Sensor sources: libiio discovery and capture, sysfs parsing, trace record/replay.
+        .target(
+            name: "ParallaxIIO",
+            dependencies: [
+                "CIIO", "CSystemd", "CLinux", "ParallaxMotion",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Event loop, socket server, hub, supervisor, config and systemd glue.
+        .target(
+            name: "ParallaxDaemon",
+            dependencies: [
+                "CSystemd", "CInih", "CLinux", "ParallaxMotion", "ParallaxIIO", "ParallaxProtocol",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Blocking client for tools and applications.
+        .target(name: "ParallaxClient", dependencies: ["CLinux", "ParallaxProtocol"]),
+
+        .executableTarget(
+            name: "parallaxd",
+            dependencies: [
+                "ParallaxDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .executableTarget(
+            name: "parallaxctl",
+            dependencies: [
+                "ParallaxClient", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        .testTarget(name: "ParallaxMotionTests", dependencies: ["ParallaxMotion"]),
+        .testTarget(name: "ParallaxProtocolTests", dependencies: ["ParallaxProtocol"]),
+        .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),
+        .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxProtocol", "ParallaxMotion"]),
+    ]
+)

@@ -1,0 +1,61 @@
+// Thin wrappers over Linux syscalls and macros that Swift's Glibc module does not expose
+// (or exposes awkwardly: packed epoll_event, ucred behind _GNU_SOURCE, variadic fcntl).
+// Every function returns what the syscall returns; errno is left for the caller to read.
+#ifndef PARALLAX_CLINUX_H
+#define PARALLAX_CLINUX_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/// CLOCK_MONOTONIC in nanoseconds (the time base of samples, frames and timers).
+int64_t plx_monotonic_ns(void);
+
+// epoll: one registration per fd, identified by a 64-bit token chosen by the caller.
+int plx_epoll_create(void);
+int plx_epoll_add(int epfd, int fd, uint32_t events, uint64_t token);
+int plx_epoll_mod(int epfd, int fd, uint32_t events, uint64_t token);
+int plx_epoll_del(int epfd, int fd);
+/// Waits for events; fills `tokens` and `events` (parallel arrays of `max` entries).
+int plx_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms);
+
+extern const uint32_t PLX_EPOLLIN;
+extern const uint32_t PLX_EPOLLOUT;
+extern const uint32_t PLX_EPOLLERR;
+extern const uint32_t PLX_EPOLLHUP;
+extern const uint32_t PLX_EPOLLRDHUP;
+
+/// A non-blocking, close-on-exec eventfd.
+int plx_eventfd(void);
+int plx_eventfd_signal(int fd);
+int plx_eventfd_drain(int fd);
+
+/// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
+int plx_timerfd(void);
+/// Arms the timer for an absolute monotonic time (ns); 0 disarms it.
+int plx_timerfd_arm_at(int fd, int64_t deadline_ns);
+int plx_timerfd_drain(int fd);
+
+/// Blocks SIGTERM, SIGINT, SIGHUP (inherited by threads created later) and returns a signalfd
+/// that reports them; ignores SIGPIPE (writes to vanished clients get EPIPE instead).
+int plx_signalfd_standard(void);
+/// Reads one signal number from the signalfd, or -1.
+int plx_signalfd_read(int fd);
+
+/// Peer credentials of a connected Unix socket.
+int plx_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
+
+int plx_set_nonblocking(int fd);
+int plx_set_cloexec(int fd);
+
+/// Unix stream listener bound at `path` (non-blocking, close-on-exec); `backlog` as listen(2).
+int plx_unix_listen(const char *path, int backlog);
+/// Blocking Unix stream connection to `path`.
+int plx_unix_connect(const char *path);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int plx_accept(int fd);
+/// 1 if fd is a listening Unix stream socket, 0 if not, -1 on error.
+int plx_is_unix_listener(int fd);
+/// send(2) with MSG_NOSIGNAL | MSG_DONTWAIT.
+ssize_t plx_send(int fd, const void *buf, size_t len);
+
+#endif

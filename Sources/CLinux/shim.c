@@ -1,0 +1,178 @@
+#define _GNU_SOURCE
+#include "CLinux.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+const uint32_t PLX_EPOLLIN = EPOLLIN;
+const uint32_t PLX_EPOLLOUT = EPOLLOUT;
+const uint32_t PLX_EPOLLERR = EPOLLERR;
+const uint32_t PLX_EPOLLHUP = EPOLLHUP;
+const uint32_t PLX_EPOLLRDHUP = EPOLLRDHUP;
+
+int64_t plx_monotonic_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int plx_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+
+int plx_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev = {.events = events, .data.u64 = token};
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+int plx_epoll_mod(int epfd, int fd, uint32_t events, uint64_t token) {
+    struct epoll_event ev = {.events = events, .data.u64 = token};
+    return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
+}
+
+int plx_epoll_del(int epfd, int fd) { return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL); }
+
+int plx_epoll_wait(int epfd, uint64_t *tokens, uint32_t *events, int max, int timeout_ms) {
+    struct epoll_event evs[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, evs, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        tokens[i] = evs[i].data.u64;
+        events[i] = evs[i].events;
+    }
+    return n;
+}
+
+int plx_eventfd(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+int plx_eventfd_signal(int fd) {
+    uint64_t one = 1;
+    return write(fd, &one, sizeof one) == sizeof one ? 0 : -1;
+}
+
+int plx_eventfd_drain(int fd) {
+    uint64_t v;
+    return read(fd, &v, sizeof v) == sizeof v ? 0 : -1;
+}
+
+int plx_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }
+
+int plx_timerfd_arm_at(int fd, int64_t deadline_ns) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    if (deadline_ns > 0) {
+        its.it_value.tv_sec = deadline_ns / 1000000000LL;
+        its.it_value.tv_nsec = deadline_ns % 1000000000LL;
+        if (its.it_value.tv_sec == 0 && its.it_value.tv_nsec == 0) its.it_value.tv_nsec = 1;
+    }
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int plx_timerfd_drain(int fd) {
+    uint64_t v;
+    return read(fd, &v, sizeof v) == sizeof v ? 0 : -1;
+}
+
+int plx_signalfd_standard(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    signal(SIGPIPE, SIG_IGN);
+    return signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+}
+
+int plx_signalfd_read(int fd) {
+    struct signalfd_siginfo si;
+    if (read(fd, &si, sizeof si) != sizeof si) return -1;
+    return (int)si.ssi_signo;
+}
+
+int plx_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *pid = cred.pid;
+    *uid = cred.uid;
+    *gid = cred.gid;
+    return 0;
+}
+
+int plx_set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int plx_set_cloexec(int fd) {
+    int flags = fcntl(fd, F_GETFD);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+static int fill_address(struct sockaddr_un *addr, const char *path) {
+    memset(addr, 0, sizeof *addr);
+    addr->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof addr->sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(addr->sun_path, path);
+    return 0;
+}
+
+int plx_unix_listen(const char *path, int backlog) {
+    struct sockaddr_un addr;
+    if (fill_address(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int plx_unix_connect(const char *path) {
+    struct sockaddr_un addr;
+    if (fill_address(&addr, path) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int plx_accept(int fd) { return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC); }
+
+int plx_is_unix_listener(int fd) {
+    int type = 0, listening = 0;
+    socklen_t len = sizeof type;
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) return -1;
+    len = sizeof listening;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) != 0) return -1;
+    struct sockaddr_un addr;
+    socklen_t alen = sizeof addr;
+    if (getsockname(fd, (struct sockaddr *)&addr, &alen) != 0) return -1;
+    return (type == SOCK_STREAM && listening && addr.sun_family == AF_UNIX) ? 1 : 0;
+}
+
+ssize_t plx_send(int fd, const void *buf, size_t len) {
+    return send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}

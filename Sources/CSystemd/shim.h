@@ -1,0 +1,4 @@
+#include <systemd/sd-daemon.h>
+#include <systemd/sd-device.h>
+#include <systemd/sd-login.h>
+#include <systemd/sd-journal.h>

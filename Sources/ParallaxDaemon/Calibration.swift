@@ -1,0 +1,42 @@
+import CInih
+import ParallaxIIO
+import ParallaxMotion
+
+/// The calibration file (DESIGN.md "Config"): INI with at least `[Gyroscope] Bias=bx, by, bz`
+/// (rad/s, device frame), subtracted from every gyroscope sample.
+struct Calibration: Equatable {
+    var gyroBias: Vector3
+
+    /// nil when the file does not exist (not calibrated); an issue when it exists but is wrong.
+    static func load(path: String) -> Result<Calibration?, ConfigIssue> {
+        let text: String
+        switch ConfigLoader.readFile(path) {
+        case .success(let t): text = t
+        case .failure(.noSuchFileOrDirectory): return .success(nil)
+        case .failure(let e): return .failure(ConfigIssue(file: path, line: 0, message: "cannot read: \(e)"))
+        }
+        final class Box { var bias: String?; var line = 0 }
+        let box = Box()
+        let rc = text.withCString { cText in
+            withExtendedLifetime(box) {
+                ini_parse_string(cText, { user, section, name, value in
+                    let box = Unmanaged<Box>.fromOpaque(user!).takeUnretainedValue()
+                    if String(cString: section!) == "Gyroscope" && String(cString: name!) == "Bias" {
+                        box.bias = String(cString: value!)
+                    }
+                    return 1
+                }, Unmanaged.passUnretained(box).toOpaque())
+            }
+        }
+        if rc != 0 { return .failure(ConfigIssue(file: path, line: Int(rc), message: "syntax error")) }
+        guard let text = box.bias else {
+            return .failure(ConfigIssue(file: path, line: 0, message: "no [Gyroscope] Bias= entry"))
+        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { SysfsNumber.parseDouble($0) }
+        guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
+              abs(x) < 1, abs(y) < 1, abs(z) < 1 else {
+            return .failure(ConfigIssue(file: path, line: 0, message: "[Gyroscope] Bias=\(text): expected three numbers in rad/s, each under 1"))
+        }
+        return .success(Calibration(gyroBias: Vector3(x, y, z)))
+    }
+}

@@ -1,0 +1,105 @@
+import CLinux
+import Glibc
+import ParallaxMotion
+import ParallaxProtocol
+
+/// Who is on the other end of a connection (SO_PEERCRED, taken at accept).
+struct PeerCredentials: Sendable, Equatable {
+    let pid: pid_t
+    let uid: uid_t
+    let gid: gid_t
+    var isRoot: Bool { uid == 0 }
+}
+
+/// One connected client: its socket, its input line splitter and its output buffer.
+///
+/// Writes are non-blocking. Replies and state lines are never dropped: what the socket does not
+/// take waits in `output` and goes out when epoll says the socket is writable again. Offset
+/// frames are different (latest-value): the hub skips a client whose output is backed up and
+/// sends it the newest frame once it has drained, instead of queueing stale ones.
+final class ClientConnection {
+    /// Output a client may leave unread before it is disconnected as stalled (bytes).
+    static let outputLimit = 256 * 1024
+
+    let id: Int
+    let fd: Int32
+    let peer: PeerCredentials
+    var token: EventLoop.Token?
+    var splitter = LineSplitter(maxLineLength: ProtocolConstants.maxLineLength)
+    var subscription: Subscription?
+    /// Bad lines so far; too many closes the connection.
+    var strikes = 0
+    private(set) var isClosed = false
+
+    private var output: [UInt8] = []
+    private var outputStart = 0
+
+    init(id: Int, fd: Int32, peer: PeerCredentials) {
+        self.id = id
+        self.fd = fd
+        self.peer = peer
+    }
+
+    /// True when nothing is waiting to be written: the socket can take a fresh frame now.
+    var isDrained: Bool { outputStart == output.count }
+
+    enum WriteResult { case done, blocked, failed(Int32), overflow }
+
+    /// Queues `bytes` and writes as much as the socket takes right now.
+    func send(_ bytes: [UInt8]) -> WriteResult {
+        guard !isClosed else { return .failed(EPIPE) }
+        if isDrained {
+            output.removeAll(keepingCapacity: true)
+            outputStart = 0
+            let n = bytes.withUnsafeBytes { plx_send(fd, $0.baseAddress, $0.count) }
+            if n == bytes.count { return .done }
+            if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return .failed(errno) }
+            output.append(contentsOf: bytes[max(0, n)...])
+            return .blocked
+        }
+        if output.count - outputStart + bytes.count > Self.outputLimit { return .overflow }
+        output.append(contentsOf: bytes)
+        return .blocked
+    }
+
+    /// Writes queued output (on EPOLLOUT).
+    func flush() -> WriteResult {
+        while outputStart < output.count {
+            let n = output.withUnsafeBytes { raw in
+                plx_send(fd, raw.baseAddress! + outputStart, raw.count - outputStart)
+            }
+            if n < 0 {
+                if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
+                return .failed(errno)
+            }
+            outputStart += n
+        }
+        output.removeAll(keepingCapacity: true)
+        outputStart = 0
+        return .done
+    }
+
+    /// Reads what is available into `buffer`; 0 means the peer closed.
+    func read(into buffer: inout [UInt8]) -> Int {
+        buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
+}
+
+/// A client's subscription: what it asked for and what it has been sent.
+struct Subscription {
+    /// Hz, after the client's cap.
+    var rate: Int
+    var rotation: DisplayRotation
+    /// Seq of the last frame sent to this client (0: none yet).
+    var lastSentSeq: UInt64 = 0
+    /// Earliest monotonic time (ns) the next frame may go out, from the subscribed rate.
+    var nextDue: Int64 = 0
+
+    var interval: Int64 { 1_000_000_000 / Int64(max(1, rate)) }
+}

@@ -1,0 +1,159 @@
+import CInih
+import Logging
+import ParallaxIIO
+import ParallaxMotion
+import SystemPackage
+
+/// A problem in a config file, located to the line.
+public struct ConfigIssue: Error, Sendable, Equatable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+    public var message: String
+    public var description: String { "\(file):\(line): \(message)" }
+}
+
+/// The result of loading: the config plus every error and warning found on the way.
+public struct ConfigLoad: Sendable {
+    public var config: DaemonConfig
+    public var errors: [ConfigIssue]
+    public var warnings: [ConfigIssue]
+    /// Files read, in order (main file, then drop-ins).
+    public var files: [String]
+}
+
+/// Reads systemd-style INI config through libinih: the main file, then `<file>.d/*.conf` in
+/// lexical order, later values overriding earlier ones (as systemd drop-ins do).
+///
+/// Unknown sections and keys are warnings, not errors: a config written for a newer parallaxd
+/// must still start an older one. Values that do not parse are errors that name file and line.
+public enum ConfigLoader {
+    public static func load(path: String, required: Bool) -> ConfigLoad {
+        var result = ConfigLoad(config: DaemonConfig(), errors: [], warnings: [], files: [])
+        switch readFile(path) {
+        case .success(let text):
+            parse(text, file: path, into: &result)
+        case .failure(let errno):
+            if required || errno != .noSuchFileOrDirectory {
+                result.errors.append(ConfigIssue(file: path, line: 0, message: "cannot read: \(errno)"))
+            }
+        }
+        for dropIn in dropIns(of: path) {
+            switch readFile(dropIn) {
+            case .success(let text): parse(text, file: dropIn, into: &result)
+            case .failure(let errno): result.errors.append(ConfigIssue(file: dropIn, line: 0, message: "cannot read: \(errno)"))
+            }
+        }
+        return result
+    }
+
+    /// Parses one file's text (exposed for tests).
+    public static func parse(_ text: String, file: String, into result: inout ConfigLoad) {
+        let parser = Parser(text: text, file: file, config: result.config)
+        let unmanaged = Unmanaged.passRetained(parser)
+        defer { unmanaged.release() }
+        let rc = ini_parse_stream({ str, num, stream in
+            Unmanaged<Parser>.fromOpaque(stream!).takeUnretainedValue().nextLine(into: str!, capacity: Int(num))
+        }, unmanaged.toOpaque(), { user, section, name, value in
+            let parser = Unmanaged<Parser>.fromOpaque(user!).takeUnretainedValue()
+            return parser.handle(section: String(cString: section!), key: String(cString: name!),
+                                 value: String(cString: value!)) ? 1 : 0
+        }, unmanaged.toOpaque())
+        // inih reports syntax errors (a line that is neither section, key=value nor comment) as
+        // the first failing line; our handler has already recorded value errors with messages.
+        if rc > 0 && !parser.errors.contains(where: { $0.line == Int(rc) }) {
+            parser.errors.append(ConfigIssue(file: file, line: Int(rc), message: "syntax error: expected [Section], Key=value or a # comment"))
+        }
+        result.config = parser.config
+        result.errors += parser.errors.sorted { $0.line < $1.line }
+        result.warnings += parser.warnings
+        result.files.append(file)
+    }
+
+    static func dropIns(of path: String) -> [String] {
+        let dir = path + ".d"
+        guard let handle = opendir(dir) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasSuffix(".conf") && !name.hasPrefix(".") { names.append(name) }
+        }
+        return names.sorted().map { dir + "/" + $0 }
+    }
+
+    static func readFile(_ path: String) -> Result<String, Errno> {
+        do {
+            let fd = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
+            defer { try? fd.close() }
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 16384)
+            while true {
+                let n = try chunk.withUnsafeMutableBytes { try fd.read(into: $0) }
+                if n == 0 { break }
+                bytes += chunk[0..<n]
+                // A config is small; a "file" that never ends (a device node) must not hang us.
+                if bytes.count > 1 << 20 { return .failure(.fileTooLarge) }
+            }
+            return .success(String(decoding: bytes, as: UTF8.self))
+        } catch let error as Errno {
+            return .failure(error)
+        } catch {
+            return .failure(.ioError)
+        }
+    }
+}
+
+import Glibc
+
+/// One file's parse: feeds lines to inih (so the current line number is known when inih calls
+/// back) and applies each key to the config.
+private final class Parser {
+    let file: String
+    var config: DaemonConfig
+    var errors: [ConfigIssue] = []
+    var warnings: [ConfigIssue] = []
+    private let lines: [Substring]
+    private var index = 0
+
+    init(text: String, file: String, config: DaemonConfig) {
+        self.file = file
+        self.config = config
+        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+    }
+
+    /// inih's reader: copies the next line (with its newline) into `buffer`.
+    func nextLine(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> UnsafeMutablePointer<CChar>? {
+        guard index < lines.count, capacity > 1 else { return nil }
+        let line = Array(lines[index].utf8) + [UInt8(ascii: "\n")]
+        index += 1
+        let n = min(line.count, capacity - 1)
+        line.withUnsafeBufferPointer { src in
+            buffer.withMemoryRebound(to: UInt8.self, capacity: capacity) { dst in
+                dst.update(from: src.baseAddress!, count: n)
+                dst[n] = 0
+            }
+        }
+        return buffer
+    }
+
+    func handle(section: String, key: String, value: String) -> Bool {
+        let line = index
+        guard let keys = ConfigKeys.table[section] else {
+            warnings.append(ConfigIssue(file: file, line: line, message: "unknown section [\(section)], ignored"))
+            return true
+        }
+        guard let apply = keys[key] else {
+            warnings.append(ConfigIssue(file: file, line: line, message: "unknown key \(key)= in [\(section)], ignored"))
+            return true
+        }
+        do {
+            try apply(&config, value)
+            return true
+        } catch {
+            errors.append(ConfigIssue(file: file, line: line, message: "[\(section)] \(key)=\(value): \(error.message)"))
+            return false
+        }
+    }
+}

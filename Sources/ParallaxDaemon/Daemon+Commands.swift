@@ -1,0 +1,108 @@
+import CLinux
+import ParallaxMotion
+import ParallaxProtocol
+
+/// Protocol v1 commands (DESIGN.md): what each does and who may do it.
+extension Daemon {
+    /// Subscribe rate when the client names none (Hz): iOS updates its motion effects at 30 Hz.
+    static let defaultSubscribeRate = 30.0
+
+    func handleLine(_ line: [UInt8], from client: ClientConnection) {
+        switch ClientRequest.decode(line: line) {
+        case .failure(let error):
+            reject(error, from: client)
+        case .success(let request):
+            handle(request, from: client)
+        }
+    }
+
+    private func handle(_ request: ClientRequest, from client: ClientConnection) {
+        let id = request.id
+        switch request.command {
+        case .subscribe(let rate, let rotationDegrees):
+            let cap = maxRate(for: client)
+            let effective = min(cap, max(1, Int((rate ?? Self.defaultSubscribeRate).rounded())))
+            let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
+            let wasSubscribed = client.subscription != nil
+            client.subscription = Subscription(rate: effective, rotation: rotation)
+            hub.add(client)
+            write(ServerMessage.subscribed(rate: effective, rotation: rotation.rawValue, id: id).encode(), to: client)
+            write(stateLine(), to: client)
+            hub.sendLatest(to: client)
+            if !wasSubscribed { updateDemand() }
+        case .unsubscribe:
+            let wasSubscribed = client.subscription != nil
+            client.subscription = nil
+            hub.remove(client)
+            write(ServerMessage.unsubscribed(id: id).encode(), to: client)
+            if wasSubscribed { updateDemand() }
+        case .status:
+            write(ServerMessage.status(statusReport(), id: id).encode(), to: client)
+        case .recenter:
+            guard authorizeControl(client, "recenter", id: id) else { return }
+            engine.recenter()
+            write(ServerMessage.ok(id: id).encode(), to: client)
+        case .setReduceMotion(let on):
+            guard authorizeControl(client, "set", id: id) else { return }
+            setReduceMotion(on)
+            write(ServerMessage.ok(id: id).encode(), to: client)
+        case .calibrate:
+            guard authorizeControl(client, "calibrate", id: id) else { return }
+            write(ServerMessage.error(ProtocolError(code: .unavailable,
+                message: "calibration through the daemon is not available in this version", id: id)).encode(), to: client)
+        }
+    }
+
+    /// Control commands change what every user sees: root only (admin groups come with access control).
+    private func authorizeControl(_ client: ClientConnection, _ command: String, id: JSONValue?) -> Bool {
+        guard client.peer.isRoot else {
+            reject(ProtocolError(code: .permissionDenied, message: "\(command) needs root", id: id), from: client)
+            return false
+        }
+        return true
+    }
+
+    func stateLine() -> [UInt8] {
+        ServerMessage.state(sensor: supervisor.state, reduceMotion: reduceMotion, calibrated: calibration != nil).encode()
+    }
+
+    func broadcastState() { hub.broadcast(stateLine()) }
+
+    /// Sensors are wanted while someone subscribes and motion is not reduced.
+    func updateDemand() {
+        supervisor.setDemand(hub.count > 0 && !reduceMotion)
+    }
+
+    /// Reduce motion: one (0, 0) frame, a state line, then silence with the sensors closed.
+    func setReduceMotion(_ on: Bool) {
+        guard on != reduceMotion else { return }
+        reduceMotion = on
+        logger.notice("reduce motion \(on ? "on" : "off")")
+        if on {
+            supervisor.closeNow()
+            hub.publish(t: plx_monotonic_ns(), offset: .zero)
+            broadcastState()
+        } else {
+            engine.reset()
+            broadcastState()
+            updateDemand()
+        }
+    }
+
+    func statusReport() -> StatusReport {
+        let now = plx_monotonic_ns()
+        return StatusReport(
+            version: ProtocolConstants.serverVersion,
+            source: supervisor.source,
+            sensor: supervisor.state,
+            sensors: supervisor.sensors.map { SensorInfo(kind: $0.kind.rawValue, device: $0.device, rate: $0.rate) },
+            mode: config.motion.mode.rawValue,
+            inputRate: supervisor.sampleTimes.rate(now: now),
+            frameRate: frameTimes.rate(now: now),
+            subscribers: hub.count,
+            clients: clients.count,
+            reduceMotion: reduceMotion,
+            calibrated: calibration != nil,
+            uptime: Double(now - startTime) / 1e9)
+    }
+}

@@ -1,0 +1,155 @@
+import CLinux
+import Glibc
+import Logging
+import ParallaxIIO
+import ParallaxMotion
+import ParallaxProtocol
+
+/// The running daemon: the loop, the listener, clients, the hub, the supervisor and the engine,
+/// wired sensor → engine → hub → subscribers. Everything here runs on the event-loop thread.
+public final class Daemon {
+    let logger = Logger(label: "parallaxd")
+    let loop: EventLoop
+    var config: DaemonConfig
+    let configPath: String
+    let configRequired: Bool
+    let listener: Listener
+    var listenerToken: EventLoop.Token?
+    var hub: Hub!
+    var supervisor: Supervisor!
+    var engine: MotionEngine
+    var clients: [Int: ClientConnection] = [:]
+    var nextClientID = 1
+    var readBuffer = [UInt8](repeating: 0, count: 65536)
+    let startTime = plx_monotonic_ns()
+    var reduceMotion: Bool
+    var calibration: Calibration?
+    var exitCode: Int32 = 0
+    var frameTimes = RateMeter()
+
+    /// Bad lines a client may send before it is disconnected.
+    static let strikeLimit = 10
+
+    /// Sets everything up and binds (or adopts) the socket; does not serve yet.
+    public init(config: DaemonConfig, configPath: String, configRequired: Bool) throws {
+        self.config = config
+        self.configPath = configPath
+        self.configRequired = configRequired
+        loop = try EventLoop()
+        engine = MotionEngine(settings: config.motion)
+        reduceMotion = config.reduceMotion
+        switch Listener.open(path: config.socketPath, mode: config.socketMode) {
+        case .success(let l): listener = l
+        case .failure(let e): throw e
+        }
+        hub = Hub(loop: loop) { [unowned self] client, line in self.write(line, to: client) }
+        supervisor = try Supervisor(loop: loop, logger: Logger(label: "parallaxd.sensors"),
+                                    source: config.source.description,
+                                    factory: makeFactory(config), linger: config.linger)
+        supervisor.onSample = { [unowned self] sample in self.handle(sample) }
+        supervisor.onOpened = { [unowned self] in self.engine.reset() }
+        supervisor.onStateChange = { [unowned self] state in
+            self.logger.info("sensor state: \(state.rawValue)")
+            self.broadcastState()
+        }
+        loadCalibration()
+    }
+
+    func makeFactory(_ config: DaemonConfig) -> @Sendable () throws(SensorError) -> any SensorDriver {
+        config.source.driverFactory(iio: config.iioSettings, replaySpeed: config.replaySpeed,
+                                    replayLoop: config.replayLoop, logger: Logger(label: "parallaxd.sensors"))
+    }
+
+    /// Serves until SIGTERM or SIGINT; returns the process exit code.
+    public func run() throws -> Int32 {
+        let signals = plx_signalfd_standard()
+        guard signals >= 0 else { throw ListenerError("cannot set up signal handling") }
+        _ = try loop.watch(signals, events: PLX_EPOLLIN) { [unowned self] _ in
+            while case let signo = plx_signalfd_read(signals), signo > 0 {
+                self.handleSignal(signo)
+            }
+        }
+        listenerToken = try loop.watch(listener.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.acceptClients() }
+        startWatchdog()
+        // Learn what sensors there are now (status answers with facts), then let them close
+        // after the linger unless someone subscribes.
+        if !reduceMotion {
+            supervisor.setDemand(true)
+            supervisor.setDemand(false)
+        }
+        logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(listener.description), source \(config.source)")
+        // READY=1 only now: the socket is listening and the loop is about to take connections.
+        Systemd.notify("READY=1\nSTATUS=serving on \(listener.description)\nMAINPID=\(getpid())")
+        loop.run()
+        shutdown()
+        return exitCode
+    }
+
+    private func handleSignal(_ signo: Int32) {
+        switch signo {
+        case SIGTERM, SIGINT:
+            logger.notice("received \(signo == SIGTERM ? "SIGTERM" : "SIGINT"), shutting down")
+            loop.stop()
+        case SIGHUP:
+            reload()
+        default:
+            break
+        }
+    }
+
+    private func shutdown() {
+        Systemd.notify("STOPPING=1\nSTATUS=shutting down")
+        for client in clients.values { client.close() }
+        clients.removeAll()
+        supervisor.closeNow(wait: true)
+        listener.close()
+        logger.info("stopped")
+    }
+
+    private func startWatchdog() {
+        guard let interval = Systemd.watchdogInterval() else { return }
+        // Ping at half the interval from the loop itself: a stuck loop stops pinging and
+        // systemd restarts us.
+        func ping() {
+            Systemd.notify("WATCHDOG=1")
+            loop.schedule(at: plx_monotonic_ns() + interval / 2) { ping() }
+        }
+        ping()
+    }
+
+    /// SIGHUP: re-read the config; a bad one is refused and the running one kept.
+    func reload() {
+        Systemd.notify("RELOADING=1\nSTATUS=reloading configuration")
+        defer { Systemd.notify("READY=1\nSTATUS=serving on \(listener.description)") }
+        let load = ConfigLoader.load(path: configPath, required: configRequired)
+        for w in load.warnings { logger.warning("\(w)") }
+        guard load.errors.isEmpty else {
+            for e in load.errors { logger.error("\(e)") }
+            logger.error("reload refused: the configuration has errors; keeping the running one")
+            return
+        }
+        let new = load.config
+        if new.socketPath != config.socketPath {
+            logger.warning("Socket= changed: takes effect at the next restart")
+        }
+        DaemonLogLevel.level = new.logLevel
+        engine.settings = new.motion
+        supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger)
+        let reduceChanged = new.reduceMotion != config.reduceMotion
+        config = new
+        loadCalibration()
+        if reduceChanged { setReduceMotion(new.reduceMotion) }
+        logger.notice("configuration reloaded")
+    }
+
+    func loadCalibration() {
+        switch Calibration.load(path: config.calibrationFile) {
+        case .success(let c):
+            if calibration != c, let c { logger.info("calibration from \(config.calibrationFile): gyro bias \(c.gyroBias)") }
+            calibration = c
+        case .failure(let issue):
+            logger.error("ignoring the calibration file: \(issue)")
+            calibration = nil
+        }
+    }
+}

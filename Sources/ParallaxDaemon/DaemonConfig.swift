@@ -1,0 +1,59 @@
+import Logging
+import ParallaxIIO
+import ParallaxMotion
+
+/// Everything the daemon can be configured with. Defaults are the values documented in
+/// `config/parallaxd.conf`; each field names its INI key.
+public struct DaemonConfig: Sendable, Equatable {
+    public static let defaultPath = "/etc/parallaxd/parallaxd.conf"
+    public static let defaultSocketPath = "/run/parallaxd/parallaxd.sock"
+    public static let defaultCalibrationFile = "/var/lib/parallaxd/calibration.conf"
+
+    // [Daemon]
+    /// `Socket=`: where clients connect (ignored when systemd passes a socket).
+    public var socketPath = DaemonConfig.defaultSocketPath
+    /// `SocketMode=`: permission bits of the socket file; access is checked per client anyway.
+    public var socketMode: UInt32 = 0o666
+    /// `LogLevel=`
+    public var logLevel: Logger.Level = .info
+    /// `MaxClients=`: connections beyond it get an error line and are closed.
+    public var maxClients = 64
+
+    // [Sensor]
+    /// `Source=`: auto, iio:<uri>, replay:<file>.
+    public var source: SourceSpec = .auto
+    /// `Rate=` (Hz): how often sensors are polled.
+    public var pollRate = IIOSettings.defaultPollRate
+    /// `AccelMountMatrix=` / `GyroMountMatrix=`: overrides that win over udev and sysfs.
+    public var accelMountMatrix: MountMatrix?
+    public var gyroMountMatrix: MountMatrix?
+    /// `Linger=` (s): sensors stay open this long after the last subscriber leaves, so a client
+    /// that reconnects at once does not pay for a re-open and a re-settled attitude.
+    public var linger = 2.0
+    /// `ReplaySpeed=`: speed factor for replay: sources.
+    public var replaySpeed = 1.0
+    /// `ReplayLoop=`: start a replay again when it ends (a replay is a stand-in for live sensors).
+    public var replayLoop = true
+
+    // [Motion]
+    public var motion = MotionSettings()
+    /// `ReduceMotion=`: one (0, 0) frame, then silence with sensors closed.
+    public var reduceMotion = false
+
+    // [Access]
+    /// `MaxRate=` (Hz): cap for unprivileged subscribers (the W3C generic-sensor cap).
+    public var maxRate = 60
+    /// `PrivilegedMaxRate=` (Hz): cap for root.
+    public var privilegedMaxRate = 240
+
+    // [Calibration]
+    /// `File=`: gyroscope bias and friends, written by `parallaxd --calibrate`.
+    public var calibrationFile = DaemonConfig.defaultCalibrationFile
+
+    public init() {}
+
+    /// The IIO part, as the sensor layer takes it.
+    public var iioSettings: IIOSettings {
+        IIOSettings(uri: "local:", pollRate: pollRate, accelMountMatrix: accelMountMatrix, gyroMountMatrix: gyroMountMatrix)
+    }
+}

@@ -1,0 +1,76 @@
+import Glibc
+import Logging
+import ParallaxIIO
+
+/// What `parallaxd` does for each command-line form (the executable only parses arguments).
+public enum DaemonMain {
+    /// sysexits(3): configuration error, as systemd and DESIGN.md expect.
+    public static let exitConfig: Int32 = 78
+    /// sysexits(3): service unavailable (cannot bind, another daemon running).
+    public static let exitUnavailable: Int32 = 69
+
+    public struct Options: Sendable {
+        public var configPath: String?
+        public var socket: String?
+        public var source: String?
+        public var logLevel: String?
+        public init(configPath: String?, socket: String?, source: String?, logLevel: String?) {
+            self.configPath = configPath
+            self.socket = socket
+            self.source = source
+            self.logLevel = logLevel
+        }
+    }
+
+    /// `parallaxd --check-config`: every error and warning as `file:line: message`; exit 0 or 78.
+    public static func checkConfig(_ options: Options) -> Int32 {
+        let load = ConfigLoader.load(path: options.configPath ?? DaemonConfig.defaultPath,
+                                     required: options.configPath != nil)
+        for w in load.warnings { printError("\(w) (warning)") }
+        for e in load.errors { printError("\(e)") }
+        if !load.errors.isEmpty { return exitConfig }
+        print("configuration OK: \(load.files.isEmpty ? "built-in defaults" : load.files.joined(separator: ", "))")
+        return 0
+    }
+
+    /// `parallaxd`: serve until SIGTERM.
+    public static func serve(_ options: Options) -> Int32 {
+        // Log level first (from the command line, else info) so config problems are reported.
+        let cliLevel = options.logLevel.flatMap(LogLevelName.parse)
+        if let text = options.logLevel, cliLevel == nil {
+            printError("parallaxd: --log-level \(text): expected error, warning, notice, info or debug")
+            return exitConfig
+        }
+        DaemonLogLevel.bootstrap(level: cliLevel ?? .info)
+        let logger = Logger(label: "parallaxd")
+
+        let path = options.configPath ?? DaemonConfig.defaultPath
+        let load = ConfigLoader.load(path: path, required: options.configPath != nil)
+        for w in load.warnings { logger.warning("\(w)") }
+        guard load.errors.isEmpty else {
+            for e in load.errors { logger.error("\(e)") }
+            return exitConfig
+        }
+        var config = load.config
+        if cliLevel == nil { DaemonLogLevel.level = config.logLevel } else { config.logLevel = cliLevel! }
+        if let socket = options.socket { config.socketPath = socket }
+        if let source = options.source {
+            do { config.source = try SourceSpec(parsing: source) } catch {
+                logger.error("--source: \(error.message)")
+                return exitConfig
+            }
+        }
+        do {
+            let daemon = try Daemon(config: config, configPath: path, configRequired: options.configPath != nil)
+            return try daemon.run()
+        } catch {
+            logger.critical("cannot start: \(error)")
+            return exitUnavailable
+        }
+    }
+
+    public static func printError(_ text: String) {
+        var bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+}

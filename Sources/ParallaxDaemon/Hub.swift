@@ -1,0 +1,104 @@
+import CLinux
+import ParallaxMotion
+import ParallaxProtocol
+
+/// Fans frames and state lines out to subscribers.
+///
+/// Latest-value semantics: the hub keeps only the newest frame. Each subscriber gets it when its
+/// rate allows and its socket has drained; a frame that is overtaken before then is skipped (the
+/// client sees a gap in `seq`), never queued. Each line is encoded once per display rotation.
+final class Hub {
+    private(set) var seq: UInt64 = 0
+    private(set) var latest: (seq: UInt64, t: Int64, offset: ViewerOffset)?
+    private var subscribers: [Int: ClientConnection] = [:]
+    private var encoded: [Int: [UInt8]] = [:]      // rotation degrees → latest frame's line
+    private var timer: EventLoop.TimerID?
+    private var timerDeadline: Int64 = 0
+    private let loop: EventLoop
+    /// Writes a line to a client, handling blocked and failed sockets (the server's job).
+    private let transmit: (ClientConnection, [UInt8]) -> Void
+
+    /// Frames handed to subscribers, for the status report's rate.
+    private(set) var framesPublished = 0
+
+    init(loop: EventLoop, transmit: @escaping (ClientConnection, [UInt8]) -> Void) {
+        self.loop = loop
+        self.transmit = transmit
+    }
+
+    var count: Int { subscribers.count }
+
+    func add(_ client: ClientConnection) { subscribers[client.id] = client }
+    func remove(_ client: ClientConnection) { subscribers[client.id] = nil }
+
+    /// A new offset from the engine (or the single (0, 0) frame of reduce motion).
+    func publish(t: Int64, offset: ViewerOffset) {
+        seq += 1
+        latest = (seq, t, offset)
+        encoded.removeAll(keepingCapacity: true)
+        framesPublished += 1
+        deliverAll()
+    }
+
+    /// Sends the newest frame to one client now, whatever its rate (on subscribe, so a client
+    /// learns where the layers belong without waiting for the device to move).
+    func sendLatest(to client: ClientConnection) {
+        guard let latest, client.subscription != nil else { return }
+        send(latest, to: client, now: plx_monotonic_ns())
+    }
+
+    /// A line for every subscriber (state changes).
+    func broadcast(_ line: [UInt8]) {
+        for client in subscribers.values { transmit(client, line) }
+    }
+
+    /// The client's socket drained: it may take the frame it missed.
+    func clientDrained(_ client: ClientConnection) {
+        if let due = deliver(to: client, now: plx_monotonic_ns()) { armTimer(due) }
+    }
+
+    private func deliverAll() {
+        let now = plx_monotonic_ns()
+        var earliest = Int64.max
+        for client in subscribers.values {
+            if let due = deliver(to: client, now: now) { earliest = min(earliest, due) }
+        }
+        if earliest != .max { armTimer(earliest) }
+    }
+
+    /// Sends the latest frame if this client is due and drained; otherwise returns when it will be due.
+    private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
+        guard let latest, let sub = client.subscription, sub.lastSentSeq < latest.seq else { return nil }
+        guard client.isDrained else { return nil }     // retried from clientDrained
+        if now < sub.nextDue { return sub.nextDue }
+        send(latest, to: client, now: now)
+        return nil
+    }
+
+    private func send(_ frame: (seq: UInt64, t: Int64, offset: ViewerOffset), to client: ClientConnection, now: Int64) {
+        guard var sub = client.subscription else { return }
+        let key = sub.rotation.rawValue
+        let line: [UInt8]
+        if let cached = encoded[key] {
+            line = cached
+        } else {
+            let o = frame.offset.rotated(by: sub.rotation)
+            line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y).encode()
+            encoded[key] = line
+        }
+        sub.lastSentSeq = frame.seq
+        sub.nextDue = now + sub.interval
+        client.subscription = sub
+        transmit(client, line)
+    }
+
+    private func armTimer(_ deadline: Int64) {
+        if timer != nil && timerDeadline <= deadline { return }
+        if let timer { loop.cancel(timer) }
+        timerDeadline = deadline
+        timer = loop.schedule(at: deadline) { [unowned self] in
+            self.timer = nil
+            self.deliverAll()
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import CLinux
+import Glibc
+import SystemPackage
+
+/// The listening Unix socket: adopted from systemd, or bound at the configured path.
+struct Listener {
+    let fd: Int32
+    /// The path we bound and must unlink at exit (nil when systemd owns the socket).
+    let ownedPath: String?
+    let description: String
+
+    static func open(path: String, mode: UInt32) -> Result<Listener, ListenerError> {
+        switch Systemd.activatedListener() {
+        case .failure(let e): return .failure(e)
+        case .success(let fd?): return .success(Listener(fd: fd, ownedPath: nil, description: "socket from systemd (fd \(fd))"))
+        case .success(nil): break
+        }
+        if let parent = parentDirectory(path), let error = makeDirectories(parent) {
+            return .failure(ListenerError("cannot create \(parent): \(error)"))
+        }
+        // A socket file left by a crashed daemon would make bind fail. Remove it only if nobody
+        // answers on it: two daemons on one socket would split the clients between them.
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                return .failure(ListenerError("\(path) exists and is not a socket; refusing to replace it"))
+            }
+            let probe = plx_unix_connect(path)
+            if probe >= 0 {
+                Glibc.close(probe)
+                return .failure(ListenerError("\(path) is in use: another parallaxd is serving there"))
+            }
+            unlink(path)
+        }
+        let fd = plx_unix_listen(path, 128)
+        guard fd >= 0 else { return .failure(ListenerError("cannot listen on \(path): \(Errno(rawValue: errno))")) }
+        chmod(path, mode_t(mode))
+        return .success(Listener(fd: fd, ownedPath: path, description: path))
+    }
+
+    func close() {
+        _ = Glibc.close(fd)
+        if let ownedPath { unlink(ownedPath) }
+    }
+
+    private static func parentDirectory(_ path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// mkdir -p with mode 0755; nil on success.
+    private static func makeDirectories(_ dir: String) -> Errno? {
+        var st = stat()
+        if stat(dir, &st) == 0 { return nil }
+        if let parent = parentDirectory(dir), let e = makeDirectories(parent) { return e }
+        if mkdir(dir, 0o755) != 0 && errno != EEXIST { return Errno(rawValue: errno) }
+        return nil
+    }
+}

@@ -1,0 +1,81 @@
+import Glibc
+import Logging
+import Synchronization
+
+/// The daemon-wide log level: `--log-level` at start, `LogLevel=` on reload. Every handler reads
+/// it, so a change reaches loggers that already exist.
+public enum DaemonLogLevel {
+    private static let current = Atomic<UInt8>(UInt8(Logger.Level.allCases.firstIndex(of: .info)!))
+
+    public static var level: Logger.Level {
+        get { Logger.Level.allCases[Int(current.load(ordering: .relaxed))] }
+        set { current.store(UInt8(Logger.Level.allCases.firstIndex(of: newValue)!), ordering: .relaxed) }
+    }
+
+    /// Installs the stderr handler for every logger in the process.
+    public static func bootstrap(level: Logger.Level) {
+        self.level = level
+        LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
+    }
+}
+
+/// Log lines on stderr with sd-daemon priority prefixes (`<3>error…`): journald turns the prefix
+/// into the entry's priority when stderr is a journal stream, and a terminal still reads well.
+/// One `write(2)` per line so lines from the capture thread and the loop never interleave.
+struct StderrLogHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    let label: String
+
+    var logLevel: Logger.Level {
+        get { DaemonLogLevel.level }
+        set { DaemonLogLevel.level = newValue }
+    }
+
+    init(label: String) {
+        self.label = label
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var line = "<\(Self.syslogPriority(event.level))>\(event.message)"
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        if !merged.isEmpty {
+            line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        line += "\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+    }
+
+    /// syslog(3) priorities, as sd-daemon(3) prefixes expect.
+    static func syslogPriority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .critical: 2
+        case .error: 3
+        case .warning: 4
+        case .notice: 5
+        case .info: 6
+        case .debug, .trace: 7
+        }
+    }
+}
+
+/// `--log-level` / `[Daemon] LogLevel=` values.
+public enum LogLevelName {
+    public static func parse(_ text: String) -> Logger.Level? {
+        switch text.lowercased() {
+        case "error", "err": .error
+        case "warning", "warn": .warning
+        case "notice": .notice
+        case "info": .info
+        case "debug": .debug
+        case "trace": .trace
+        case "critical", "crit": .critical
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,182 @@
+import CLinux
+import Logging
+import ParallaxIIO
+import ParallaxMotion
+import ParallaxProtocol
+
+/// Opens sensors only while someone needs them, and reopens them when they are lost.
+///
+/// Demand comes from the daemon (subscribers present and motion not reduced). When demand ends
+/// the sensors stay open for `linger` seconds; when it returns they reopen. Failures are retried
+/// with a growing delay, but only while there is demand: an idle daemon makes no wake-ups.
+final class Supervisor {
+    /// Delay before the first retry after a loss (ns); doubles up to `maxRetryDelay`.
+    static let firstRetryDelay: Int64 = 500_000_000
+    static let maxRetryDelay: Int64 = 10_000_000_000
+
+    private(set) var state: SensorState = .none
+    private(set) var sensors: [SensorDescription] = []
+    var onSample: (Sample) -> Void = { _ in }
+    /// A fresh capture opened: downstream state from the previous one no longer applies.
+    var onOpened: () -> Void = {}
+    var onStateChange: (SensorState) -> Void = { _ in }
+
+    private let loop: EventLoop
+    private let logger: Logger
+    private var factory: @Sendable () throws(SensorError) -> any SensorDriver
+    private var sourceName: String
+    private var linger: Int64
+    private let wakeFD: Int32
+    private var capture: SensorCapture?
+    private var demanded = false
+    private var lingerTimer: EventLoop.TimerID?
+    private var retryTimer: EventLoop.TimerID?
+    private var retryDelay = Supervisor.firstRetryDelay
+    private var lastFailure: String?
+
+    /// Samples taken in the last second, for the status report's input rate.
+    private(set) var sampleTimes = RateMeter()
+
+    init(loop: EventLoop, logger: Logger, source: String,
+         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) throws {
+        self.loop = loop
+        self.logger = logger
+        self.factory = factory
+        self.sourceName = source
+        self.linger = Int64(linger * 1e9)
+        let fd = plx_eventfd()
+        guard fd >= 0 else { throw ListenerError("cannot create an eventfd for the sensor thread") }
+        wakeFD = fd
+        _ = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in self.drain() }
+    }
+
+    var source: String { sourceName }
+    var isOpen: Bool { capture != nil }
+
+    /// Replaces the source (on reload); reopens if open.
+    func replaceSource(_ name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) {
+        self.linger = Int64(linger * 1e9)
+        guard name != sourceName else { return }
+        sourceName = name
+        self.factory = factory
+        if capture != nil {
+            closeCapture()
+            if demanded { open() }
+        }
+    }
+
+    /// Someone needs samples (true) or nobody does any more (false).
+    func setDemand(_ wanted: Bool) {
+        guard wanted != demanded else { return }
+        demanded = wanted
+        if wanted {
+            if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
+            if capture == nil && retryTimer == nil { open() }
+        } else {
+            if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+            guard capture != nil else { return }
+            lingerTimer = loop.schedule(at: plx_monotonic_ns() + linger) { [unowned self] in
+                self.lingerTimer = nil
+                if !self.demanded {
+                    self.logger.debug("no subscribers for \(Double(self.linger) / 1e9) s: closing sensors")
+                    self.closeCapture()
+                }
+            }
+        }
+    }
+
+    /// Closes now, for reduce-motion or shutdown.
+    func closeNow(wait: Bool = false) {
+        demanded = false
+        if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
+        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+        closeCapture(wait: wait)
+    }
+
+    private func open() {
+        logger.debug("opening sensors (\(sourceName))")
+        let fd = wakeFD
+        let capture = SensorCapture(open: factory, wake: { _ = plx_eventfd_signal(fd) })
+        guard capture.start() else {
+            fail(SensorError(.lost, "cannot start the sensor thread"))
+            return
+        }
+        self.capture = capture
+    }
+
+    private func closeCapture(wait: Bool = false) {
+        guard let capture else { return }
+        self.capture = nil
+        if wait { capture.stopAndWait() } else { capture.stop() }
+        sampleTimes = RateMeter()
+    }
+
+    private func drain() {
+        _ = plx_eventfd_drain(wakeFD)
+        guard let capture else { return }
+        let (events, dropped) = capture.events()
+        if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }
+        for event in events {
+            // A handler below may close or replace the capture; the rest of this batch is stale then.
+            guard self.capture === capture else { return }
+            switch event {
+            case .opened(let sensors):
+                self.sensors = sensors
+                retryDelay = Self.firstRetryDelay
+                if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
+                lastFailure = nil
+                onOpened()
+                setState(.ok)
+            case .sample(let sample):
+                sampleTimes.record(sample.t)
+                onSample(sample)
+            case .failed(let error):
+                self.capture = nil
+                fail(error)
+            case .ended:
+                self.capture = nil
+                logger.notice("the replay ended (\(sourceName))")
+                setState(.lost)
+            }
+        }
+    }
+
+    private func fail(_ error: SensorError) {
+        // Log each distinct failure once, not every retry.
+        if error.message != lastFailure {
+            logger.error("sensors unavailable: \(error.message)")
+            lastFailure = error.message
+        }
+        setState(error.kind == .lost ? .lost : .none)
+        guard demanded, error.kind != .invalidSource else { return }
+        let delay = retryDelay
+        retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
+        retryTimer = loop.schedule(at: plx_monotonic_ns() + delay) { [unowned self] in
+            self.retryTimer = nil
+            if self.demanded && self.capture == nil { self.open() }
+        }
+    }
+
+    private func setState(_ new: SensorState) {
+        guard new != state else { return }
+        state = new
+        onStateChange(new)
+    }
+}
+
+/// Events per second over the last second (status reports).
+struct RateMeter {
+    private var times: [Int64] = []
+    private var head = 0
+
+    mutating func record(_ t: Int64) {
+        times.append(t)
+        // Drop what fell out of the one-second window, amortised.
+        if head > 256 { times.removeFirst(head); head = 0 }
+        while head < times.count && times[head] < t - 1_000_000_000 { head += 1 }
+    }
+
+    func rate(now: Int64) -> Double {
+        Double(times[head...].filter { $0 >= now - 1_000_000_000 }.count)
+    }
+}

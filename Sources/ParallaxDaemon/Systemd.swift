@@ -1,0 +1,40 @@
+import CLinux
+import CSystemd
+import Glibc
+
+/// The daemon's side of systemd's protocols: readiness and status notifications, the watchdog,
+/// and sockets passed by socket activation. All of it is a no-op without systemd.
+enum Systemd {
+    /// Sends a notification ("READY=1\nSTATUS=…") to $NOTIFY_SOCKET, if there is one.
+    static func notify(_ state: String) {
+        _ = sd_notify(0, state)
+    }
+
+    /// The watchdog interval (ns) systemd expects pings within, or nil if none is set.
+    static func watchdogInterval() -> Int64? {
+        var usec: UInt64 = 0
+        guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
+        return Int64(usec) * 1000
+    }
+
+    /// The listening socket passed by socket activation (LISTEN_FDS / LISTEN_PID), if any.
+    /// Takes only the first one; more are logged by the caller and closed.
+    static func activatedListener() -> Result<Int32?, ListenerError> {
+        let n = sd_listen_fds(1)
+        if n < 0 { return .failure(ListenerError("LISTEN_FDS is set but unusable: \(String(cString: strerror(-n)))")) }
+        if n == 0 { return .success(nil) }
+        let fd = SD_LISTEN_FDS_START
+        for extra in 1..<Int(n) { close(fd + Int32(extra)) }
+        guard plx_is_unix_listener(fd) == 1 else {
+            return .failure(ListenerError("the socket passed by systemd (fd \(fd)) is not a listening Unix stream socket"))
+        }
+        _ = plx_set_nonblocking(fd)
+        _ = plx_set_cloexec(fd)
+        return .success(fd)
+    }
+}
+
+struct ListenerError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,199 @@
+import Glibc
+import Logging
+import ParallaxMotion
+
+/// Settings of IIO capture.
+public struct IIOSettings: Sendable, Equatable {
+    /// How often sysfs is polled (Hz). iOS-like parallax needs ≥ 30 Hz of input; 100 Hz keeps
+    /// gyro integration accurate at the cost of 600 small reads per second.
+    public static let defaultPollRate = 100.0
+    /// A device sampling slower than this (Hz) is raised to an available rate (some default to 0 or 1 Hz).
+    public static let minimumDeviceRate = 10.0
+    /// Consecutive failed polls after which the sensors count as lost (at 100 Hz: half a second).
+    public static let defaultFailureLimit = 50
+
+    public var uri: String
+    public var pollRate: Double
+    public var accelMountMatrix: MountMatrix?
+    public var gyroMountMatrix: MountMatrix?
+    public var failureLimit: Int
+
+    public init(uri: String = "local:", pollRate: Double = IIOSettings.defaultPollRate,
+                accelMountMatrix: MountMatrix? = nil, gyroMountMatrix: MountMatrix? = nil,
+                failureLimit: Int = IIOSettings.defaultFailureLimit) {
+        self.uri = uri
+        self.pollRate = pollRate
+        self.accelMountMatrix = accelMountMatrix
+        self.gyroMountMatrix = gyroMountMatrix
+        self.failureLimit = failureLimit
+    }
+}
+
+/// Polls the raw sysfs attributes of an accelerometer and (if present) a gyroscope through libiio.
+///
+/// Works on every IIO device with `in_accel_{x,y,z}_raw` (or `_input`), with no buffer or trigger
+/// set-up, and coexists with another process holding the buffer. Each value is
+/// (raw + offset) × scale in SI units, then rotated into the device frame by the mount matrix.
+public final class IIOPolledDriver: SensorDriver {
+    public let sensors: [SensorDescription]
+    private let context: IIOContext
+    private let accel: TriAxis
+    private let gyro: TriAxis?
+    private let period: Int64
+    private var nextDeadline: Int64
+    private var consecutiveFailures = 0
+    private var garbageReads = 0
+    private let failureLimit: Int
+    private let logger: Logger
+
+    public init(settings: IIOSettings, logger: Logger) throws(SensorError) {
+        self.logger = logger
+        context = try IIOContext(uri: settings.uri)
+        let isLocal = settings.uri == "local:"
+        let found = IIODiscovery.find(in: context.devices)
+        guard let accelChannels = found.accel else {
+            let names = context.devices.map { "\($0.id) (\($0.name))" }
+            throw SensorError(.noSensors, names.isEmpty
+                ? "no IIO devices at \(settings.uri)"
+                : "no accelerometer among the IIO devices at \(settings.uri): \(names.joined(separator: ", "))")
+        }
+        let lookup = MountMatrixLookup(logger: logger)
+        let pollRate = max(1, settings.pollRate)
+        var descriptions: [SensorDescription] = []
+
+        func open(_ channels: IIODiscovery.Channels, kind: SensorKind, override: MountMatrix?) throws(SensorError) -> TriAxis {
+            var (matrix, source) = lookup.find(kind: kind, device: channels.device, firstChannel: channels.axes[0],
+                                               override: override, isLocal: isLocal)
+            // A gyroscope with no matrix of its own sits in the same package as the accelerometer
+            // (hwdb only describes ACCEL_MOUNT_MATRIX): fusion needs both in one frame, so it
+            // takes the accelerometer's rather than the identity.
+            if kind == .gyroscope, source == "identity", let accel = descriptions.first, accel.mountMatrixSource != "identity" {
+                matrix = accel.mountMatrix
+                source = "the accelerometer's (\(accel.mountMatrixSource))"
+            }
+            let axis = try TriAxis(kind: kind, channels: channels, matrix: matrix)
+            let rate = IIODiscovery.ensureRate(channels.device, atLeast: min(pollRate, IIOSettings.minimumDeviceRate),
+                                               wanted: pollRate, logger: logger)
+            descriptions.append(SensorDescription(kind: kind, device: channels.device.name,
+                                                  location: isLocal ? channels.device.id : "\(settings.uri) \(channels.device.id)",
+                                                  rate: min(pollRate, rate ?? pollRate),
+                                                  mountMatrix: matrix, mountMatrixSource: source))
+            logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(channels.device.id) (\(channels.device.name)), mount matrix from \(source), polled at \(pollRate) Hz")
+            return axis
+        }
+
+        accel = try open(accelChannels, kind: .accelerometer, override: settings.accelMountMatrix)
+        if let gyroChannels = found.gyro {
+            gyro = try open(gyroChannels, kind: .gyroscope, override: settings.gyroMountMatrix)
+        } else {
+            gyro = nil
+            logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")
+        }
+        sensors = descriptions
+        period = Int64(1e9 / pollRate)
+        nextDeadline = MonotonicClock.now()
+        failureLimit = settings.failureLimit
+    }
+
+    public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
+        // An absolute schedule: the read time does not accumulate into drift. After a long stall
+        // (a suspended machine) restart the schedule rather than firing a burst of catch-up reads.
+        let now = MonotonicClock.now()
+        nextDeadline = now - nextDeadline > period * 10 ? now : nextDeadline + period
+        guard MonotonicClock.sleep(until: nextDeadline, shouldStop: shouldStop) else { return nil }
+        let t = MonotonicClock.now()
+        let a = read(accel)
+        let g = gyro.map(read)
+        var sample = Sample(t: t, accel: nil, gyro: nil)
+        var failed = false
+        for (result, isAccel) in [(a, true), (g, false)] {
+            switch result {
+            case .value(let v)?: if isAccel { sample.accel = v } else { sample.gyro = v }
+            case .garbage(let text)?:
+                garbageReads += 1
+                // Once, then rarely: a device stuck on garbage must not flood the journal.
+                if garbageReads == 1 || garbageReads % 1000 == 0 {
+                    logger.warning("unparseable sysfs value \"\(text)\" from the \(isAccel ? "accelerometer" : "gyroscope") (\(garbageReads) so far); sample skipped")
+                }
+            case .failed(let error)?:
+                if error.isDeviceGone {
+                    throw SensorError(.lost, "\(isAccel ? "accelerometer" : "gyroscope") vanished: \(error.description)")
+                }
+                failed = true
+                if consecutiveFailures == 0 {
+                    logger.warning("reading the \(isAccel ? "accelerometer" : "gyroscope") failed: \(error.description)")
+                }
+            case nil: break
+            }
+        }
+        consecutiveFailures = failed ? consecutiveFailures + 1 : 0
+        if consecutiveFailures >= failureLimit {
+            throw SensorError(.lost, "sensor reads failed \(consecutiveFailures) times in a row")
+        }
+        return sample
+    }
+
+    public func close() {
+        // The context is destroyed with this object; nothing else is held open between polls.
+    }
+
+    private enum Reading { case value(Vector3), garbage(String), failed(IIOReadError) }
+
+    private func read(_ axis: TriAxis) -> Reading {
+        var v = [0.0, 0.0, 0.0]
+        for i in 0..<3 {
+            switch axis.channels[i].read(axis.attribute) {
+            case .failure(let error): return .failed(error)
+            case .success(let text):
+                guard let raw = SysfsNumber.parseDouble(text) else { return .garbage(text) }
+                v[i] = (raw + axis.offsets[i]) * axis.scales[i]
+            }
+        }
+        let device = axis.matrix.apply(Vector3(v[0], v[1], v[2]))
+        return device.isFinite ? .value(device) : .garbage("non-finite after scaling")
+    }
+}
+
+/// Three channels of one sensor with their conversion to SI units.
+struct TriAxis {
+    let channels: [IIOChannelHandle]
+    /// "raw" (scaled here) or "input" (already processed by the kernel).
+    let attribute: String
+    let scales: [Double]
+    let offsets: [Double]
+    let matrix: MountMatrix
+
+    init(kind: SensorKind, channels found: IIODiscovery.Channels, matrix: MountMatrix) throws(SensorError) {
+        channels = found.axes
+        self.matrix = matrix
+        attribute = found.axes.allSatisfy { $0.hasAttribute("raw") } ? "raw" : "input"
+        var scales: [Double] = []
+        var offsets: [Double] = []
+        for channel in found.axes {
+            // libiio folds the shared in_accel_scale into each channel's "scale"; a per-channel
+            // in_accel_x_scale takes precedence the same way.
+            let scale: Double
+            if channel.hasAttribute("scale") {
+                let text = (try? channel.read("scale").get()) ?? ""
+                guard let s = SysfsNumber.parseDouble(text), s != 0 else {
+                    throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable scale \"\(text)\" on \(channel.id)")
+                }
+                scale = s
+            } else {
+                scale = 1
+            }
+            var offset = 0.0
+            if channel.hasAttribute("offset") {
+                let text = (try? channel.read("offset").get()) ?? ""
+                guard let o = SysfsNumber.parseDouble(text) else {
+                    throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable offset \"\(text)\" on \(channel.id)")
+                }
+                offset = o
+            }
+            scales.append(scale)
+            offsets.append(offset)
+        }
+        self.scales = scales
+        self.offsets = offsets
+    }
+}

@@ -1,0 +1,69 @@
+import ParallaxMotion
+
+/// Which physical quantity a sensor measures.
+public enum SensorKind: String, Sendable, CaseIterable {
+    case accelerometer = "accel"
+    case gyroscope = "gyro"
+}
+
+/// One opened sensor, as status replies and logs describe it.
+public struct SensorDescription: Sendable, Equatable {
+    public var kind: SensorKind
+    /// The device's name attribute ("bmi160", "accel_3d") or the trace file.
+    public var device: String
+    /// Where it lives: "iio:device0", a libiio URI, a file path.
+    public var location: String
+    /// Samples per second the source delivers (Hz).
+    public var rate: Double
+    /// Applied as v_device = M · v_sensor.
+    public var mountMatrix: MountMatrix
+    /// Which lookup step the matrix came from ("udev ACCEL_MOUNT_MATRIX", "identity", …).
+    public var mountMatrixSource: String
+
+    public init(kind: SensorKind, device: String, location: String, rate: Double,
+                mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity") {
+        self.kind = kind
+        self.device = device
+        self.location = location
+        self.rate = rate
+        self.mountMatrix = mountMatrix
+        self.mountMatrixSource = mountMatrixSource
+    }
+}
+
+/// Why a source could not deliver.
+public struct SensorError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Nothing usable exists (no accelerometer): the state is "none".
+        case noSensors
+        /// Sensors existed and went away or failed while reading: the state is "lost".
+        case lost
+        /// The source specification or file itself is wrong: retrying will not help.
+        case invalidSource
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// A sensor driver: discover and open in its factory, then `nextSample` until closed.
+///
+/// Drivers block (sysfs reads, buffer refills, replay pacing), so they live on the capture thread
+/// and nothing else touches them. Adding hardware support means adding one type conforming to this.
+public protocol SensorDriver: AnyObject {
+    /// What was opened, for status and logs.
+    var sensors: [SensorDescription] { get }
+    /// Blocks until the next sample is due and returns it; nil when the stream has ended
+    /// (a replay without looping). Throws when the sensors are lost.
+    /// `shouldStop` is polled during long waits so that closing stays prompt.
+    func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample?
+    /// Releases every device handle; called once, on the capture thread.
+    func close()
+}

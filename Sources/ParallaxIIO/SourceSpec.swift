@@ -1,0 +1,56 @@
+import Logging
+
+/// Where samples come from (DESIGN.md `--source SPEC`): `auto` (local IIO devices),
+/// `iio:<libiio URI>` (`iio:local:`, `iio:ip:HOST`, `iio:usb:…`) or `replay:FILE`.
+public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
+    case auto
+    case iio(uri: String)
+    case replay(path: String)
+
+    public init(parsing text: String) throws(SensorError) {
+        if text == "auto" {
+            self = .auto
+        } else if text.hasPrefix("iio:") {
+            let uri = String(text.dropFirst(4))
+            guard uri.contains(":") else {
+                throw SensorError(.invalidSource, "source \"\(text)\": a libiio URI looks like local:, ip:HOST or usb:BUS.DEV")
+            }
+            self = .iio(uri: uri)
+        } else if text.hasPrefix("replay:") {
+            let path = String(text.dropFirst(7))
+            guard !path.isEmpty else { throw SensorError(.invalidSource, "source \"\(text)\": replay: needs a trace file") }
+            self = .replay(path: path)
+        } else {
+            throw SensorError(.invalidSource, "source \"\(text)\" is not auto, iio:<uri> or replay:<file>")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .auto: "auto"
+        case .iio(let uri): "iio:\(uri)"
+        case .replay(let path): "replay:\(path)"
+        }
+    }
+
+    /// A factory that opens this source's driver (called on the capture thread).
+    public func driverFactory(iio: IIOSettings, replaySpeed: Double, replayLoop: Bool,
+                              logger: Logger) -> @Sendable () throws(SensorError) -> any SensorDriver {
+        switch self {
+        case .auto:
+            var local = iio
+            local.uri = "local:"
+            let settings = local
+            return { () throws(SensorError) -> any SensorDriver in try IIOPolledDriver(settings: settings, logger: logger) }
+        case .iio(let uri):
+            var remote = iio
+            remote.uri = uri
+            let settings = remote
+            return { () throws(SensorError) -> any SensorDriver in try IIOPolledDriver(settings: settings, logger: logger) }
+        case .replay(let path):
+            return { () throws(SensorError) -> any SensorDriver in
+                try ReplayDriver(path: path, speed: replaySpeed, loop: replayLoop, logger: logger)
+            }
+        }
+    }
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The main job: build parallaxd and show live viewer offsets for a few seconds. On a machine
+# without IIO sensors it plays a bundled real motion recording through an emulated IIO device.
+# Usage: scripts/demo.sh [--seconds N]
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+cd "$PARALLAX_ROOT"
+echo "demo: building parallaxd (debug)…"
+swift build 2>&1 | grep -E "error|warning:|Compiling parallax|Build complete" || true
+[ -x .build/debug/parallaxd ] && [ -x .build/debug/parallaxctl ] || { echo "demo: build failed" >&2; exit 1; }
+exec /usr/bin/python3 scripts/demo.py --bin-dir .build/debug "$@"

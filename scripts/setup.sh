@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what parallaxd needs to build, demo and test on Debian 12 (idempotent: apt runs only
+# when a package is missing) and builds the package. Sourced by demo.sh and test.sh.
+set -euo pipefail
+
+PACKAGES=(
+  locales pkg-config libiio-dev libiio-utils iiod libsystemd-dev libinih-dev systemd
+  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iproute2
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [ "$(id -u)" != 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root to install them)" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Decimal-comma locales, for the tests that prove parsing ignores LC_NUMERIC.
+for loc in de_DE fr_FR; do
+  if ! locale -a 2>/dev/null | grep -qi "^${loc}\.utf-\?8$"; then
+    if [ "$(id -u)" = 0 ]; then localedef -i "$loc" -f UTF-8 "$loc.UTF-8" 2>/dev/null || true; fi
+  fi
+done
+
+# The Swift toolchain of this machine lives in /opt/swift; make sure it is on PATH.
+if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
+  export PATH="/opt/swift/usr/bin:$PATH"
+fi
+command -v swift >/dev/null || { echo "setup: no Swift toolchain (swift) found" >&2; exit 1; }
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PARALLAX_ROOT="$ROOT"
