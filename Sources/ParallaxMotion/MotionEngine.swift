@@ -1,0 +1,154 @@
+// The engine: samples in, viewer-offset frames out (architecture.md "Seams"). Pure, no I/O.
+
+/// Turns sensor samples into viewer-offset frames. Value type with no allocation per sample;
+/// owned by one thread (the event loop).
+///
+/// Time handling (all from sample timestamps, CLOCK_MONOTONIC ns):
+/// - Each sensor has its own interval since its previous reading, so accelerometer and gyroscope
+///   may arrive together or in separate samples. The first reading has interval 0.
+/// - Zero or negative intervals (repeated or backwards timestamps) integrate nothing; the
+///   clock is then re-synchronised to the new timestamp, so a jump back does not freeze output.
+/// - A gyroscope interval longer than `maxGap` is a gap and is not integrated; accelerometer
+///   and re-centring intervals are clamped to `maxGap`.
+/// - Non-finite or absurd components (|a| > 1000 m/s², |ω| > 100 rad/s) are ignored.
+/// The offset is always finite and within [−1, 1].
+public struct MotionEngine: Sendable {
+    private var _settings: MotionSettings
+    private var filter: AttitudeFilter
+    /// Attitude-mode reference (device→earth); nil until the filter is initialised.
+    private var reference: Quaternion?
+    private var rateOffset = RateIntegrator()
+    private var lastEmitted: ViewerOffset?
+    private var lastAccelTime: Int64?
+    private var lastGyroTime: Int64?
+
+    /// Latest offset, whether or not it was emitted.
+    public private(set) var current: ViewerOffset = .zero
+    /// Count of frames emitted. Kept across `reset()` so subscribers never see it go backwards.
+    public private(set) var seq: UInt64 = 0
+    /// Timestamp (ns) of the latest sample, nil before the first.
+    public private(set) var lastSampleTime: Int64?
+
+    public init(settings: MotionSettings = MotionSettings()) {
+        _settings = settings.validated()
+        filter = AttitudeFilter(settings: _settings)
+    }
+
+    /// Settings (validated on assignment). Changing them keeps the attitude, the reference and
+    /// the clocks; changing the mode re-centres (offset → 0, a frame follows if that is a change).
+    public var settings: MotionSettings {
+        get { _settings }
+        set {
+            let new = newValue.validated()
+            let modeChanged = new.mode != _settings.mode
+            _settings = new
+            filter.settings = new
+            if modeChanged { recenter() }
+        }
+    }
+
+    /// Device→earth attitude, earth Z up (identity before the first plausible accelerometer reading).
+    public var attitude: Quaternion { filter.attitude }
+    /// True once the attitude has been set from the accelerometer.
+    public var isInitialized: Bool { filter.isInitialized }
+    /// Attitude-mode reference ("resting pose"), nil before initialisation.
+    public var referenceAttitude: Quaternion? { reference }
+
+    /// Feeds one sample. Returns a frame when the offset moved by at least `minimumChange` on x
+    /// or y since the last emitted frame; the first frame (offset 0) comes as soon as there is a
+    /// reference (attitude mode: first plausible accelerometer reading).
+    public mutating func update(_ sample: Sample) -> MotionFrame? {
+        let t = sample.t
+        let accel = SensorLimits.usableAccel(sample.accel)
+        let gyro = SensorLimits.usableGyro(sample.gyro)
+        let maxGap = _settings.maxGap
+
+        // Why: real time, never per sample; gaps are not integrated, short steps are.
+        let stepInterval = min(Self.seconds(from: lastSampleTime, to: t), maxGap)
+        lastSampleTime = t
+        var accelInterval = 0.0
+        if accel != nil {
+            accelInterval = min(Self.seconds(from: lastAccelTime, to: t), maxGap)
+            lastAccelTime = t
+        }
+        var gyroInterval = 0.0
+        if gyro != nil {
+            let dt = Self.seconds(from: lastGyroTime, to: t)
+            gyroInterval = dt <= maxGap ? dt : 0
+            lastGyroTime = t
+        }
+
+        filter.update(accel: accel, accelInterval: accelInterval, gyro: gyro, gyroInterval: gyroInterval)
+
+        switch _settings.mode {
+        case .attitude:
+            guard filter.isInitialized else { return nil }
+            // Why: the first settled attitude is the user's resting pose; announce it with (0, 0).
+            guard var ref = reference else {
+                reference = filter.attitude
+                current = .zero
+                return emit(t: t)
+            }
+            if _settings.recenter {
+                ref = Recentering.step(reference: ref, toward: filter.attitude, dt: stepInterval)
+                reference = ref
+            }
+            current = OffsetMapping.offset(
+                reference: ref, current: filter.attitude,
+                saturationAngle: _settings.saturationAngle, sensitivity: _settings.sensitivity)
+
+        case .rate:
+            // Why: rate mode starts with the first usable reading of either sensor.
+            guard gyro != nil || filter.isInitialized || lastEmitted != nil else { return nil }
+            if let gyro {
+                rateOffset.integrate(
+                    gyro: gyro, interval: gyroInterval, threshold: _settings.rateThreshold,
+                    gain: _settings.rateGain * _settings.sensitivity)
+            }
+            rateOffset.relax(rate: _settings.rateReturn, interval: stepInterval)
+            current = rateOffset.offset
+        }
+        return emitIfMoved(t: t)
+    }
+
+    /// Makes the current pose the resting pose: attitude mode reference := current attitude;
+    /// rate mode integrated offset := 0. The offset becomes (0, 0).
+    public mutating func recenter() {
+        if filter.isInitialized { reference = filter.attitude }
+        rateOffset.recenter()
+        current = .zero
+    }
+
+    /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings and `seq` stay.
+    public mutating func reset() {
+        let keptSeq = seq
+        self = MotionEngine(settings: _settings)
+        seq = keptSeq
+    }
+
+    private mutating func emitIfMoved(t: Int64) -> MotionFrame? {
+        if let last = lastEmitted {
+            let m = _settings.minimumChange
+            guard abs(current.x - last.x) >= m || abs(current.y - last.y) >= m else { return nil }
+        }
+        return emit(t: t)
+    }
+
+    private mutating func emit(t: Int64) -> MotionFrame {
+        seq &+= 1
+        lastEmitted = current
+        return MotionFrame(seq: seq, t: t, offset: current, attitude: filter.attitude)
+    }
+
+    /// Seconds from `last` to `t`; 0 for the first reading, for repeated or backwards times and
+    /// for differences that overflow.
+    @inline(__always)
+    static func seconds(from last: Int64?, to t: Int64) -> Double {
+        guard let last else { return 0 }
+        let (d, overflow) = t.subtractingReportingOverflow(last)
+        guard !overflow, d > 0 else { return 0 }
+        return Double(d) * nanosecondsToSeconds
+    }
+
+    static let nanosecondsToSeconds = 1e-9
+}

@@ -1,0 +1,19 @@
+// What the engine emits when the offset moved enough to be worth sending.
+
+public struct MotionFrame: Sendable, Equatable {
+    /// Count of frames emitted by the engine so far, this one included (first frame: 1).
+    public var seq: UInt64
+    /// CLOCK_MONOTONIC ns of the newest sample behind this frame.
+    public var t: Int64
+    /// Offset in the panel's natural axes, unrounded, each axis in [−1, 1].
+    public var offset: ViewerOffset
+    /// Device→earth attitude (earth Z up) at this frame.
+    public var attitude: Quaternion
+
+    public init(seq: UInt64, t: Int64, offset: ViewerOffset, attitude: Quaternion) {
+        self.seq = seq
+        self.t = t
+        self.offset = offset
+        self.attitude = attitude
+    }
+}

@@ -1,0 +1,134 @@
+// Everything the server sends, and its encoding as one JSON line. Field names and order follow
+// DESIGN.md "Protocol v1"; "id" is written only when the request carried one.
+
+/// One server line.
+public enum ServerMessage: Sendable, Equatable {
+    /// First line on every connection. `maxRate` is this client's rate cap (Hz).
+    case hello(maxRate: Int)
+    /// Reply to subscribe with the effective rate (Hz) and rotation (degrees).
+    case subscribed(rate: Int, rotation: Int, id: JSONValue?)
+    case unsubscribed(id: JSONValue?)
+    /// Sent on subscribe and on every change.
+    case state(sensor: SensorState, reduceMotion: Bool, calibrated: Bool)
+    /// A viewer offset: engine frame counter, monotonic ns of the newest sample, x and y in [-1, 1].
+    case offset(seq: UInt64, t: Int64, x: Double, y: Double)
+    case status(StatusReport, id: JSONValue?)
+    case ok(id: JSONValue?)
+    case error(ProtocolError)
+
+    /// Decimals of measured rates in `status` (Hz).
+    static let rateDecimals = 1
+    /// Decimals of configured sensor rates in `status` (Hz; 12.5 Hz is a real IIO rate).
+    static let sensorRateDecimals = 3
+    /// Decimals of `uptime` in `status` (s).
+    static let uptimeDecimals = 3
+
+    /// The message as one line ending in "\n".
+    public func encode() -> [UInt8] {
+        if case .offset(let seq, let t, let x, let y) = self {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Self.offsetLineCapacity)
+            Self.encodeOffset(seq: seq, t: t, x: x, y: y, into: &bytes)
+            return bytes
+        }
+        var writer = JSONLineWriter()
+        writer.beginObject()
+        writer.key("type")
+        switch self {
+        case .hello(let maxRate):
+            writer.string("hello")
+            writer.key("protocol")
+            writer.int(ProtocolConstants.version)
+            writer.key("server")
+            writer.string(ProtocolConstants.serverName)
+            writer.key("version")
+            writer.string(ProtocolConstants.serverVersion)
+            writer.key("max_rate")
+            writer.int(maxRate)
+        case .subscribed(let rate, let rotation, let id):
+            writer.string("subscribed")
+            writer.key("rate")
+            writer.int(rate)
+            writer.key("rotation")
+            writer.int(rotation)
+            Self.writeID(id, to: &writer)
+        case .unsubscribed(let id):
+            writer.string("unsubscribed")
+            Self.writeID(id, to: &writer)
+        case .state(let sensor, let reduceMotion, let calibrated):
+            writer.string("state")
+            writer.key("sensor")
+            writer.string(sensor.rawValue)
+            writer.key("reduce_motion")
+            writer.bool(reduceMotion)
+            writer.key("calibrated")
+            writer.bool(calibrated)
+        case .offset:
+            break  // encoded above
+        case .status(let report, let id):
+            writer.string("status")
+            Self.writeStatus(report, to: &writer)
+            Self.writeID(id, to: &writer)
+        case .ok(let id):
+            writer.string("ok")
+            Self.writeID(id, to: &writer)
+        case .error(let error):
+            writer.string("error")
+            writer.key("code")
+            writer.string(error.code.rawValue)
+            writer.key("message")
+            writer.string(error.message)
+            Self.writeID(error.id, to: &writer)
+        }
+        writer.endObject()
+        writer.endLine()
+        return writer.bytes
+    }
+
+    private static func writeID(_ id: JSONValue?, to writer: inout JSONLineWriter) {
+        guard let id else { return }
+        writer.key("id")
+        writer.value(id)
+    }
+
+    private static func writeStatus(_ report: StatusReport, to writer: inout JSONLineWriter) {
+        writer.key("version")
+        writer.string(report.version)
+        writer.key("source")
+        writer.string(report.source)
+        writer.key("sensor")
+        writer.string(report.sensor.rawValue)
+        writer.key("sensors")
+        writer.beginArray()
+        for sensor in report.sensors {
+            writer.beginObject()
+            writer.key("kind")
+            writer.string(sensor.kind)
+            writer.key("device")
+            writer.string(sensor.device)
+            writer.key("rate")
+            writer.fixed(sensor.rate, decimals: sensorRateDecimals)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("mode")
+        writer.string(report.mode)
+        writer.key("rates")
+        writer.beginObject()
+        writer.key("input")
+        writer.fixed(report.inputRate, decimals: rateDecimals)
+        writer.key("frames")
+        writer.fixed(report.frameRate, decimals: rateDecimals)
+        writer.endObject()
+        writer.key("subscribers")
+        writer.int(report.subscribers)
+        writer.key("clients")
+        writer.int(report.clients)
+        writer.key("reduce_motion")
+        writer.bool(report.reduceMotion)
+        writer.key("calibrated")
+        writer.bool(report.calibrated)
+        writer.key("uptime")
+        writer.fixed(report.uptime, decimals: uptimeDecimals)
+    }
+}

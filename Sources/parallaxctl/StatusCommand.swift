@@ -1,0 +1,54 @@
+// `parallaxctl status`: one status request, shown as a short summary or as the raw JSON line.
+
+import ArgumentParser
+import ParallaxClient
+import ParallaxProtocol
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show the daemon's sensors, mode, rates and clients.")
+
+    @OptionGroup var connection: ConnectionOptions
+    @ParentCommand var root: ParallaxCtl
+
+    @Flag(help: "Print the daemon's status line as JSON.")
+    var json = false
+
+    func run() throws {
+        let session = try DaemonSession.open(path: socketPath(connection, root.connection))
+        let reply = try session.call(.status)
+        guard case .status(let report, _) = reply.message else {
+            throw reportClientError(.unexpectedReply(String(decoding: reply.line, as: UTF8.self)))
+        }
+        do {
+            if json {
+                try Console.print(bytes: reply.line)
+            } else {
+                for line in Self.summary(report) { try Console.print(line) }
+            }
+        } catch {
+            return  // stdout closed: nothing left to say
+        }
+    }
+
+    /// The report as aligned "label  value" lines.
+    static func summary(_ report: StatusReport) -> [String] {
+        func row(_ label: String, _ value: String) -> String {
+            let labelWidth = 15
+            return label + String(repeating: " ", count: max(labelWidth - label.count, 1)) + value
+        }
+        var lines = ["parallaxd \(report.version), up \(TextFormat.duration(seconds: report.uptime))"]
+        lines.append(row("source", report.source))
+        lines.append(row("sensor", report.sensor.rawValue))
+        for sensor in report.sensors {
+            lines.append(row("  \(sensor.kind)", "\(sensor.device), \(TextFormat.short(sensor.rate)) Hz"))
+        }
+        lines.append(row("mode", report.mode))
+        lines.append(
+            row("rates", "input \(TextFormat.short(report.inputRate)) Hz, frames \(TextFormat.short(report.frameRate)) Hz"))
+        lines.append(row("clients", "\(report.clients) connected, \(report.subscribers) subscribed"))
+        lines.append(row("reduce motion", report.reduceMotion ? "on" : "off"))
+        lines.append(row("calibrated", report.calibrated ? "yes" : "no"))
+        return lines
+    }
+}
