@@ -55,8 +55,10 @@ let package = Package(
         .executableTarget(
             name: "parallaxctl",
             dependencies: [
-                "ParallaxClient", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO",
+                "ParallaxClient", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO", "ParallaxDaemon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         .testTarget(name: "ParallaxMotionTests", dependencies: ["ParallaxMotion"]),

@@ -10,6 +10,14 @@ swift build
 echo "== swift test (unit tests)"
 swift test
 
+# Test oracles from PyPI (real recordings with reference attitudes); a local folder, never the system.
+ORACLES="$PARALLAX_ROOT/.build-oracles"
+if [ ! -d "$ORACLES/tests/data" ]; then
+  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$ORACLES" scikit-kinematics==0.10.4 \
+    || echo "test: could not fetch scikit-kinematics from PyPI; the converter check will be skipped" >&2
+fi
+[ -d "$ORACLES/tests/data" ] && export SKINEMATICS_DATA="$ORACLES/tests/data"
+
 echo "== integration tests (real parallaxd under umockdev)"
 export PARALLAXD="$PARALLAX_ROOT/.build/debug/parallaxd" PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl"
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/integration

@@ -44,8 +44,9 @@ extension Daemon {
             write(ServerMessage.ok(id: id).encode(), to: client)
         case .setReduceMotion(let on):
             guard authorizeControl(client, "set", id: id) else { return }
-            setReduceMotion(on)
+            // The reply first, then its consequences (the (0, 0) frame and state lines).
             write(ServerMessage.ok(id: id).encode(), to: client)
+            setReduceMotion(on)
         case .calibrate:
             guard authorizeControl(client, "calibrate", id: id) else { return }
             write(ServerMessage.error(ProtocolError(code: .unavailable,

@@ -29,6 +29,8 @@ public final class Daemon {
 
     /// Bad lines a client may send before it is disconnected.
     static let strikeLimit = 10
+    /// Longest wait for the first sensor outcome before READY=1 is sent anyway (ns).
+    static let readinessWait: Int64 = 3_000_000_000
 
     /// Sets everything up and binds (or adopts) the socket; does not serve yet.
     public init(config: DaemonConfig, configPath: String, configRequired: Bool) throws {
@@ -71,15 +73,26 @@ public final class Daemon {
         }
         listenerToken = try loop.watch(listener.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.acceptClients() }
         startWatchdog()
-        // Learn what sensors there are now (status answers with facts), then let them close
-        // after the linger unless someone subscribes.
-        if !reduceMotion {
+        logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(listener.description), source \(config.source)")
+        // READY=1 once the socket serves and the first look at the sensors has an outcome, so
+        // the first state line a client gets is a fact, not a guess. A slow source (a remote
+        // iiod) does not hold readiness back for more than `readinessWait`.
+        var ready = false
+        let announce = { [unowned self] in
+            guard !ready else { return }
+            ready = true
+            Systemd.notify("READY=1\nSTATUS=serving on \(self.listener.description), sensor \(self.supervisor.state.rawValue)\nMAINPID=\(getpid())")
+        }
+        if reduceMotion {
+            announce()
+        } else {
+            // Learn what sensors there are now, then let them close after the linger unless
+            // someone subscribes.
+            supervisor.onFirstOutcome = announce
             supervisor.setDemand(true)
             supervisor.setDemand(false)
+            loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { announce() }
         }
-        logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(listener.description), source \(config.source)")
-        // READY=1 only now: the socket is listening and the loop is about to take connections.
-        Systemd.notify("READY=1\nSTATUS=serving on \(listener.description)\nMAINPID=\(getpid())")
         loop.run()
         shutdown()
         return exitCode

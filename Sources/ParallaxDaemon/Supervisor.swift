@@ -20,6 +20,8 @@ final class Supervisor {
     /// A fresh capture opened: downstream state from the previous one no longer applies.
     var onOpened: () -> Void = {}
     var onStateChange: (SensorState) -> Void = { _ in }
+    /// Called once, when the first open attempt has an outcome (opened, failed or ended).
+    var onFirstOutcome: (() -> Void)?
 
     private let loop: EventLoop
     private let logger: Logger
@@ -99,6 +101,7 @@ final class Supervisor {
         let capture = SensorCapture(open: factory, wake: { _ = plx_eventfd_signal(fd) })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
+            if let first = onFirstOutcome { onFirstOutcome = nil; first() }
             return
         }
         self.capture = capture
@@ -119,6 +122,12 @@ final class Supervisor {
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.
             guard self.capture === capture else { return }
+            var firstOutcome: (() -> Void)?
+            if case .sample = event {} else {
+                firstOutcome = onFirstOutcome
+                onFirstOutcome = nil
+            }
+            defer { firstOutcome?() }
             switch event {
             case .opened(let sensors):
                 self.sensors = sensors

@@ -13,7 +13,10 @@ struct ParallaxCtl: ParsableCommand {
             default socket path.
             """,
         version: ProtocolConstants.serverVersion,
-        subcommands: [MonitorCommand.self, StatusCommand.self, RecenterCommand.self, ReduceMotionCommand.self])
+        subcommands: [
+            MonitorCommand.self, StatusCommand.self, RecenterCommand.self, ReduceMotionCommand.self,
+            SimulateCommand.self, RecordCommand.self,
+        ])
 
     @OptionGroup var connection: ConnectionOptions
 }

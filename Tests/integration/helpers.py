@@ -1,0 +1,70 @@
+"""Assertions shared by the integration tests (the harness itself is plx.py)."""
+import os
+
+import plx
+
+# Tilt used for the sign tests (degrees): 15° gives y ≈ 0.17 with the default 90° saturation,
+# and re-centring (≈2°/s near the centre) leaves it above the 0.08 threshold for seconds.
+TILT_DEG = 15.0
+# Offset a clear tilt must exceed (0.08 ≈ 7°: half the tilt, room for re-centring and filter lag).
+SIGN_THRESHOLD = 0.08
+# Cross-axis offset still counted as "nothing" (≈ 4.5°).
+CROSS_AXIS_LIMIT = 0.05
+# Time a tilt may take to show (s): sensor polling at 100 Hz, fusion convergence, 60 Hz frames.
+SHOW_TIMEOUT = 3.0
+# Gyro turn: 1 rad/s held for 0.3 s = 17.2° → x ≈ 0.19.
+TURN_RATE = 1.0
+TURN_SECONDS = 0.3
+TURN_THRESHOLD = 0.1
+# A turn of 17.2° must not read as much more (a wrong gyro scale or integration by frame count).
+TURN_PEAK_LIMIT = 0.3
+# Offset counted as "centred".
+CENTRED = 0.05
+
+
+def describe(client, n=8):
+    """The last frames and other lines, for assertion messages."""
+    frames = ['(%.3f, %.3f)' % (o['x'], o['y']) for o in client.offsets()[-n:]]
+    others = [o for o in client.objects if o.get('type') != 'offset'][-n:]
+    return 'last offsets: %s; other lines: %s' % (', '.join(frames) or 'none', others)
+
+
+def subscribe_ready(client, rate=60, rotation=0, settle=True, **extra):
+    """Subscribe, check the reply and the state line (sensor ok), wait for the start-up transient
+    to end (no frames for 0.5 s) and check the offset then is centred."""
+    reply = client.subscribe(rate=rate, rotation=rotation, **extra)
+    assert reply is not None and reply.get('type') == 'subscribed', 'subscribe reply: %r' % (reply,)
+    assert reply.get('rotation') == rotation, reply
+    state = client.wait_for(lambda o: o.get('type') == 'state' and o.get('sensor') == 'ok', 5.0, old=True)
+    assert state is not None, 'no state line with sensor "ok" after subscribe; ' + describe(client)
+    if settle:
+        assert client.settle(quiet=0.5, timeout=8.0), 'offsets keep coming from a still device; ' + describe(client)
+        if client.latest is not None:
+            assert abs(client.latest['x']) < CENTRED and abs(client.latest['y']) < CENTRED, \
+                'a still upright device is not centred; ' + describe(client)
+    return reply
+
+
+def expect_offset(client, pred, what, timeout=SHOW_TIMEOUT):
+    frame = client.wait_offset(pred, timeout)
+    assert frame is not None, 'no offset frame with %s within %.1f s; %s' % (what, timeout, describe(client))
+    return frame
+
+
+def tilt_x(testbed, accel_dev, gyro_dev, degrees=TILT_DEG, seconds=0.25):
+    """Tip the top of the screen toward the viewer (positive degrees) from the current pose."""
+    return plx.turn(testbed, accel_dev, gyro_dev, 'x', degrees, seconds)
+
+
+def turn_y(testbed, accel_dev, gyro_dev, sign=1):
+    """Turn about device Y at TURN_RATE for TURN_SECONDS (gravity unchanged while upright)."""
+    from math import degrees
+    return plx.turn(testbed, accel_dev, gyro_dev, 'y', sign * degrees(TURN_RATE * TURN_SECONDS), TURN_SECONDS)
+
+
+def trace(name):
+    return os.path.join(plx.TRACES_DIR, name)
+
+
+def is_root():
+    return os.geteuid() == 0
