@@ -61,6 +61,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // End-to-end hub numbers on the real binary (BENCHMARKS.md).
+        .executableTarget(name: "parallax-bench", dependencies: ["CLinux"]),
+        // Engine cost per sample (BENCHMARKS.md "Motion engine").
+        .executableTarget(name: "parallax-bench-motion", dependencies: ["ParallaxMotion"]),
+
         .testTarget(name: "ParallaxMotionTests", dependencies: ["ParallaxMotion"]),
         .testTarget(name: "ParallaxProtocolTests", dependencies: ["ParallaxProtocol"]),
         .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),

@@ -10,6 +10,9 @@ swift build
 echo "== swift test (unit tests)"
 swift test
 
+echo "== fuzzing the protocol command parser (libFuzzer, 60 s)"
+./scripts/fuzz.sh 60
+
 # Test oracles from PyPI (real recordings with reference attitudes); a local folder, never the system.
 ORACLES="$PARALLAX_ROOT/.build-oracles"
 if [ ! -d "$ORACLES/tests/data" ]; then
@@ -17,6 +20,13 @@ if [ ! -d "$ORACLES/tests/data" ]; then
     || echo "test: could not fetch scikit-kinematics from PyPI; the converter check will be skipped" >&2
 fi
 [ -d "$ORACLES/tests/data" ] && export SKINEMATICS_DATA="$ORACLES/tests/data"
+
+if ! PYTHONPATH="$ORACLES" /usr/bin/python3 -c 'import imufusion, ahrs' 2>/dev/null; then
+  python3 -m pip install -q --disable-pip-version-check --target "$ORACLES" 'imufusion==1.3.*' 'ahrs==0.4.*'
+fi
+
+echo "== motion oracles (parallaxctl simulate against imufusion, ahrs and the iOS model)"
+PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl" PYTHONPATH="$ORACLES" /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/oracle
 
 echo "== integration tests (real parallaxd under umockdev)"
 export PARALLAXD="$PARALLAX_ROOT/.build/debug/parallaxd" PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl"

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -106,6 +108,22 @@ int plx_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid) {
     *uid = cred.uid;
     *gid = cred.gid;
     return 0;
+}
+
+int plx_peer_groups(int fd, gid_t *groups, int max) {
+    socklen_t len = (socklen_t)(max * (int)sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) != 0) {
+        if (errno == ERANGE) return (int)(len / sizeof(gid_t));
+        return -1;
+    }
+    return (int)(len / sizeof(gid_t));
+}
+
+long plx_group_id(const char *name) {
+    struct group grp, *result = NULL;
+    char buf[4096];
+    if (getgrnam_r(name, &grp, buf, sizeof buf, &result) != 0 || result == NULL) return -1;
+    return (long)grp.gr_gid;
 }
 
 int plx_set_nonblocking(int fd) {

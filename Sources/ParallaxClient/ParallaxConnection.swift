@@ -216,6 +216,7 @@ public final class ParallaxConnection {
         switch message {
         case .subscribed(_, _, let id), .unsubscribed(let id), .status(_, let id), .ok(let id): return .some(id)
         case .error(let error): return .some(error.id)
+        case .calibration(let report, let id): return report.isDone ? .some(id) : nil
         case .hello, .state, .offset: return nil
         }
     }

@@ -4,8 +4,20 @@ import ParallaxMotion
 
 /// The calibration file (DESIGN.md "Config"): INI with at least `[Gyroscope] Bias=bx, by, bz`
 /// (rad/s, device frame), subtracted from every gyroscope sample.
+///
+/// Only the bias is applied: the accelerometer's mean and scale error, also in the file, are
+/// measurements for reference (fusion uses the direction of gravity, which a scale error does
+/// not change).
 struct Calibration: Equatable {
     var gyroBias: Vector3
+
+    /// The sample with the bias removed from its gyroscope reading.
+    func corrected(_ sample: Sample) -> Sample {
+        guard let gyro = sample.gyro else { return sample }
+        var sample = sample
+        sample.gyro = gyro - gyroBias
+        return sample
+    }
 
     /// nil when the file does not exist (not calibrated); an issue when it exists but is wrong.
     static func load(path: String) -> Result<Calibration?, ConfigIssue> {

@@ -3,12 +3,32 @@ import Glibc
 import ParallaxMotion
 import ParallaxProtocol
 
-/// Who is on the other end of a connection (SO_PEERCRED, taken at accept).
+/// Who is on the other end of a connection (SO_PEERCRED and SO_PEERGROUPS, taken at accept:
+/// what the process was when it connected, which a later setuid cannot change).
 struct PeerCredentials: Sendable, Equatable {
     let pid: pid_t
     let uid: uid_t
     let gid: gid_t
+    /// Supplementary groups.
+    var groups: [gid_t] = []
     var isRoot: Bool { uid == 0 }
+
+    func isMember(of group: gid_t) -> Bool { gid == group || groups.contains(group) }
+
+    /// Reads the credentials of a connected socket; nil if the kernel will not say.
+    static func of(socket fd: Int32) -> PeerCredentials? {
+        var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
+        guard plx_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return nil }
+        var peer = PeerCredentials(pid: pid, uid: uid, gid: gid)
+        var groups = [gid_t](repeating: 0, count: 64)
+        var n = Int(plx_peer_groups(fd, &groups, Int32(groups.count)))
+        if n > groups.count {
+            groups = [gid_t](repeating: 0, count: n)
+            n = Int(plx_peer_groups(fd, &groups, Int32(groups.count)))
+        }
+        if n > 0 { peer.groups = Array(groups.prefix(n)) }
+        return peer
+    }
 }
 
 /// One connected client: its socket, its input line splitter and its output buffer.
@@ -30,6 +50,13 @@ final class ClientConnection {
     /// Bad lines so far; too many closes the connection.
     var strikes = 0
     private(set) var isClosed = false
+    /// Since when (monotonic ns) output has been waiting for the client to read; nil when drained.
+    private(set) var blockedSince: Int64?
+    /// The timer that disconnects the client if it stays blocked (owned by the daemon).
+    var stallTimer: EventLoop.TimerID?
+    /// Command budget (token bucket): refilled at the configured rate, one token per command.
+    private var commandTokens: Double = -1
+    private var lastRefill: Int64 = 0
 
     private var output: [UInt8] = []
     private var outputStart = 0
@@ -55,6 +82,7 @@ final class ClientConnection {
             if n == bytes.count { return .done }
             if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return .failed(errno) }
             output.append(contentsOf: bytes[max(0, n)...])
+            blockedSince = plx_monotonic_ns()
             return .blocked
         }
         if output.count - outputStart + bytes.count > Self.outputLimit { return .overflow }
@@ -76,7 +104,19 @@ final class ClientConnection {
         }
         output.removeAll(keepingCapacity: true)
         outputStart = 0
+        blockedSince = nil
         return .done
+    }
+
+    /// Takes one command from the budget; false when the client is over `rate` commands/s
+    /// (bursts up to `rate` are fine: a client may send a few commands back to back).
+    func takeCommandToken(rate: Double, now: Int64) -> Bool {
+        if commandTokens < 0 { commandTokens = rate; lastRefill = now }
+        commandTokens = min(rate, commandTokens + Double(now - lastRefill) * 1e-9 * rate)
+        lastRefill = now
+        guard commandTokens >= 1 else { return false }
+        commandTokens -= 1
+        return true
     }
 
     /// Reads what is available into `buffer`; 0 means the peer closed.

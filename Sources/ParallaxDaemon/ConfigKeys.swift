@@ -29,6 +29,8 @@ enum ConfigKeys {
                 c.logLevel = level
             },
             "MaxClients": { c, v throws(ConfigValueError) in c.maxClients = try integer(v, 1...100_000) },
+            "StallTimeout": { c, v throws(ConfigValueError) in c.stallTimeout = try number(v, 0.1...3600, unit: "s") },
+            "CommandRate": { c, v throws(ConfigValueError) in c.commandRate = try number(v, 1...10_000, unit: "commands/s") },
         ],
         "Sensor": [
             "Source": { c, v throws(ConfigValueError) in
@@ -54,6 +56,15 @@ enum ConfigKeys {
             "Sensitivity": { c, v throws(ConfigValueError) in c.motion.sensitivity = try number(v, 0.01...100, unit: "") },
             "MinimumChange": { c, v throws(ConfigValueError) in c.motion.minimumChange = try number(v, 0...1, unit: "") },
             "FilterGain": { c, v throws(ConfigValueError) in c.motion.filterGain = try number(v, 0...100, unit: "") },
+            "DirectionalLock": { c, v throws(ConfigValueError) in c.motion.directionalLock = try boolean(v) },
+            "BiasEstimation": { c, v throws(ConfigValueError) in c.motion.biasEstimation = try boolean(v) },
+            "AccelerationRejection": { c, v throws(ConfigValueError) in
+                c.motion.accelerationRejection = try number(v, 0...90, unit: "degrees") * .pi / 180
+            },
+            "RejectionTimeout": { c, v throws(ConfigValueError) in c.motion.rejectionTimeout = try number(v, 0...3600, unit: "s") },
+            "GyroscopeRange": { c, v throws(ConfigValueError) in
+                c.motion.gyroscopeRange = try number(v, 0...100_000, unit: "degrees/s") * .pi / 180
+            },
             "RateThreshold": { c, v throws(ConfigValueError) in c.motion.rateThreshold = try number(v, 0...100, unit: "rad/s") },
             "RateGain": { c, v throws(ConfigValueError) in c.motion.rateGain = try number(v, 0...1000, unit: "/rad") },
             "RateReturn": { c, v throws(ConfigValueError) in c.motion.rateReturn = try number(v, 0...100, unit: "/s") },
@@ -61,6 +72,8 @@ enum ConfigKeys {
         "Access": [
             "MaxRate": { c, v throws(ConfigValueError) in c.maxRate = try integer(v, 1...1000) },
             "PrivilegedMaxRate": { c, v throws(ConfigValueError) in c.privilegedMaxRate = try integer(v, 1...1000) },
+            "Subscribers": { c, v throws(ConfigValueError) in c.access.subscribers = try AccessRule.parseList(v) },
+            "Controllers": { c, v throws(ConfigValueError) in c.access.controllers = try AccessRule.parseList(v) },
         ],
         "Calibration": [
             "File": { c, v throws(ConfigValueError) in

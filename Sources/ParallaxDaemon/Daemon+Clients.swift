@@ -13,12 +13,16 @@ extension Daemon {
                 logger.error("accept failed: \(String(cString: strerror(errno)))")
                 return
             }
-            var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
-            _ = plx_peer_credentials(fd, &pid, &uid, &gid)
-            let client = ClientConnection(id: nextClientID, fd: fd, peer: PeerCredentials(pid: pid, uid: uid, gid: gid))
+            guard let peer = PeerCredentials.of(socket: fd) else {
+                // Without credentials no access decision is possible: refuse rather than guess.
+                logger.warning("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
+                close(fd)
+                continue
+            }
+            let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
             nextClientID += 1
             if clients.count >= config.maxClients {
-                logger.warning("refusing client pid \(pid) uid \(uid): \(config.maxClients) clients already connected")
+                logger.warning("refusing client pid \(peer.pid) uid \(peer.uid): \(config.maxClients) clients already connected")
                 _ = client.send(ServerMessage.error(ProtocolError(code: .unavailable, message: "too many clients (\(config.maxClients)); try again later", id: nil)).encode())
                 client.close()
                 continue
@@ -33,7 +37,7 @@ extension Daemon {
                 continue
             }
             clients[client.id] = client
-            logger.debug("client \(client.id) connected (pid \(pid), uid \(uid))")
+            logger.debug("client \(client.id) connected (pid \(peer.pid), uid \(peer.uid))")
             write(ServerMessage.hello(maxRate: maxRate(for: client)).encode(), to: client)
         }
     }
@@ -47,6 +51,7 @@ extension Daemon {
             switch client.flush() {
             case .done:
                 watchWritable(client, false)
+                if let timer = client.stallTimer { loop.cancel(timer); client.stallTimer = nil }
                 hub.clientDrained(client)
             case .blocked, .overflow: break
             case .failed: disconnect(client, reason: nil)
@@ -71,6 +76,10 @@ extension Daemon {
             let lines = client.splitter.feed(readBuffer[0..<n])
             for event in lines {
                 guard !client.isClosed else { return }
+                guard client.takeCommandToken(rate: config.commandRate, now: plx_monotonic_ns()) else {
+                    reject(ProtocolError(code: .badRequest, message: "more than \(Int(config.commandRate)) commands per second; slow down", id: nil), from: client)
+                    continue
+                }
                 switch event {
                 case .line(let line): handleLine(line, from: client)
                 case .tooLong:
@@ -85,9 +94,19 @@ extension Daemon {
     func write(_ line: [UInt8], to client: ClientConnection) {
         switch client.send(line) {
         case .done: break
-        case .blocked: watchWritable(client, true)
+        case .blocked:
+            guard client.stallTimer == nil, let since = client.blockedSince else { return }
+            watchWritable(client, true)
+            let timeout = Int64(config.stallTimeout * 1e9)
+            client.stallTimer = loop.schedule(at: since + timeout) { [unowned self, weak client] in
+                guard let client, !client.isClosed else { return }
+                client.stallTimer = nil
+                guard let blocked = client.blockedSince, plx_monotonic_ns() - blocked >= timeout else { return }
+                self.logger.warning("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) has not read for \(self.config.stallTimeout) s: disconnected")
+                self.disconnect(client, reason: nil)
+            }
         case .overflow:
-            logger.warning("client \(client.id) (pid \(client.peer.pid)) stopped reading: disconnected")
+            logger.warning("client \(client.id) (pid \(client.peer.pid)) left \(ClientConnection.outputLimit / 1024) KiB unread: disconnected")
             disconnect(client, reason: nil)
         case .failed: disconnect(client, reason: nil)
         }
@@ -113,6 +132,7 @@ extension Daemon {
         if let reason { _ = client.send(ServerMessage.error(reason).encode()) }
         if let token = client.token { loop.unwatch(token, fd: client.fd) }
         client.token = nil
+        if let timer = client.stallTimer { loop.cancel(timer); client.stallTimer = nil }
         let wasSubscribed = client.subscription != nil
         hub.remove(client)
         clients[client.id] = nil

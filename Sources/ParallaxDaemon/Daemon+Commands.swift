@@ -20,6 +20,12 @@ extension Daemon {
         let id = request.id
         switch request.command {
         case .subscribe(let rate, let rotationDegrees):
+            guard config.access.maySubscribe(client.peer) else {
+                logger.info("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) may not subscribe")
+                reject(ProtocolError(code: .permissionDenied,
+                    message: "subscribing to motion data needs \(AccessPolicy.describe(config.access.subscribers))", id: id), from: client)
+                return
+            }
             let cap = maxRate(for: client)
             let effective = min(cap, max(1, Int((rate ?? Self.defaultSubscribeRate).rounded())))
             let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
@@ -47,17 +53,18 @@ extension Daemon {
             // The reply first, then its consequences (the (0, 0) frame and state lines).
             write(ServerMessage.ok(id: id).encode(), to: client)
             setReduceMotion(on)
-        case .calibrate:
+        case .calibrate(let seconds):
             guard authorizeControl(client, "calibrate", id: id) else { return }
-            write(ServerMessage.error(ProtocolError(code: .unavailable,
-                message: "calibration through the daemon is not available in this version", id: id)).encode(), to: client)
+            startCalibration(seconds: seconds, for: client, id: id)  // CalibrationRun.swift
         }
     }
 
-    /// Control commands change what every user sees: root only (admin groups come with access control).
+    /// Control commands change what every user sees: `[Access] Controllers=` (root and admin groups).
     private func authorizeControl(_ client: ClientConnection, _ command: String, id: JSONValue?) -> Bool {
-        guard client.peer.isRoot else {
-            reject(ProtocolError(code: .permissionDenied, message: "\(command) needs root", id: id), from: client)
+        guard config.access.mayControl(client.peer) else {
+            logger.info("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) may not \(command)")
+            reject(ProtocolError(code: .permissionDenied,
+                message: "\(command) needs \(AccessPolicy.describe(config.access.controllers))", id: id), from: client)
             return false
         }
         return true
@@ -69,9 +76,10 @@ extension Daemon {
 
     func broadcastState() { hub.broadcast(stateLine()) }
 
-    /// Sensors are wanted while someone subscribes and motion is not reduced.
+    /// Sensors are wanted while someone subscribes and motion is not reduced, and while a
+    /// calibration runs.
     func updateDemand() {
-        supervisor.setDemand(hub.count > 0 && !reduceMotion)
+        supervisor.setDemand((hub.count > 0 && !reduceMotion) || calibrationRun != nil)
     }
 
     /// Reduce motion: one (0, 0) frame, a state line, then silence with the sensors closed.

@@ -24,6 +24,8 @@ public final class Daemon {
     let startTime = plx_monotonic_ns()
     var reduceMotion: Bool
     var calibration: Calibration?
+    /// The calibration in progress, if any (CalibrationRun.swift).
+    var calibrationRun: CalibrationRun?
     var exitCode: Int32 = 0
     var frameTimes = RateMeter()
 
@@ -53,6 +55,7 @@ public final class Daemon {
         supervisor.onStateChange = { [unowned self] state in
             self.logger.info("sensor state: \(state.rawValue)")
             self.broadcastState()
+            self.notifyServing()
         }
         loadCalibration()
     }
@@ -81,7 +84,7 @@ public final class Daemon {
         let announce = { [unowned self] in
             guard !ready else { return }
             ready = true
-            Systemd.notify("READY=1\nSTATUS=serving on \(self.listener.description), sensor \(self.supervisor.state.rawValue)\nMAINPID=\(getpid())")
+            Systemd.notify("READY=1\nSTATUS=\(self.servingStatus)\nMAINPID=\(getpid())")
         }
         if reduceMotion {
             announce()
@@ -132,15 +135,18 @@ public final class Daemon {
 
     /// SIGHUP: re-read the config; a bad one is refused and the running one kept.
     func reload() {
-        Systemd.notify("RELOADING=1\nSTATUS=reloading configuration")
-        defer { Systemd.notify("READY=1\nSTATUS=serving on \(listener.description)") }
+        // RELOADING=1 with the time it began (systemd ≥ 253 wants MONOTONIC_USEC=), READY=1 when
+        // done: `systemctl reload` waits for it. STATUS= says how it went.
+        Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(plx_monotonic_ns() / 1000)\nSTATUS=reloading configuration")
         let load = ConfigLoader.load(path: configPath, required: configRequired)
         for w in load.warnings { logger.warning("\(w)") }
         guard load.errors.isEmpty else {
             for e in load.errors { logger.error("\(e)") }
             logger.error("reload refused: the configuration has errors; keeping the running one")
+            Systemd.notify("READY=1\nSTATUS=\(servingStatus); reload refused: \(load.errors[0])")
             return
         }
+        defer { notifyServing(ready: true) }
         let new = load.config
         if new.socketPath != config.socketPath {
             logger.warning("Socket= changed: takes effect at the next restart")
@@ -155,14 +161,18 @@ public final class Daemon {
         logger.notice("configuration reloaded")
     }
 
+    /// Reads the calibration file (at start, on reload, after calibrating); subscribers hear of
+    /// a change of `calibrated` in a state line.
     func loadCalibration() {
+        let was = calibration != nil
         switch Calibration.load(path: config.calibrationFile) {
         case .success(let c):
-            if calibration != c, let c { logger.info("calibration from \(config.calibrationFile): gyro bias \(c.gyroBias)") }
+            if calibration != c, let c { logger.info("calibration from \(config.calibrationFile): gyro bias \(CalibrationFile.triple(c.gyroBias, decimals: 6)) rad/s") }
             calibration = c
         case .failure(let issue):
             logger.error("ignoring the calibration file: \(issue)")
             calibration = nil
         }
+        if was != (calibration != nil) { broadcastState() }
     }
 }

@@ -18,6 +18,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     /// `MaxClients=`: connections beyond it get an error line and are closed.
     public var maxClients = 64
+    /// `StallTimeout=` (s): a client that leaves output unread this long is disconnected, so a
+    /// frozen client costs the others nothing (it never delays them: frames for it are skipped).
+    public var stallTimeout = 5.0
+    /// `CommandRate=` (commands/s per connection, with as large a burst): more is abuse.
+    public var commandRate = 20.0
 
     // [Sensor]
     /// `Source=`: auto, iio:<uri>, replay:<file>.
@@ -45,6 +50,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxRate = 60
     /// `PrivilegedMaxRate=` (Hz): cap for root.
     public var privilegedMaxRate = 240
+    /// `Subscribers=` and `Controllers=`: who may subscribe, who may use control commands.
+    var access = AccessPolicy()
 
     // [Calibration]
     /// `File=`: gyroscope bias and friends, written by `parallaxd --calibrate`.

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import ParallaxIIO
+import ParallaxProtocol
 
 /// What `parallaxd` does for each command-line form (the executable only parses arguments).
 public enum DaemonMain {
@@ -67,6 +68,37 @@ public enum DaemonMain {
             logger.critical("cannot start: \(error)")
             return exitUnavailable
         }
+    }
+
+    /// `parallaxd --calibrate [--seconds N]`: through the running daemon, else directly
+    /// (CalibrationCommand.swift). `seconds` nil: the daemon's default.
+    public static func calibrate(_ options: Options, seconds: Double?) -> Int32 {
+        let seconds = seconds ?? Daemon.defaultCalibrationSeconds
+        guard ProtocolConstants.calibrationSeconds.contains(seconds) else {
+            printError("parallaxd: --seconds \(seconds): expected \(Int(ProtocolConstants.calibrationSeconds.lowerBound)) to \(Int(ProtocolConstants.calibrationSeconds.upperBound)) seconds")
+            return CalibrationCommand.exitUsage
+        }
+        // Sensor drivers log through swift-log: warnings and worse only, on stderr, unless asked.
+        let cliLevel = options.logLevel.flatMap(LogLevelName.parse)
+        if let text = options.logLevel, cliLevel == nil {
+            printError("parallaxd: --log-level \(text): expected error, warning, notice, info or debug")
+            return exitConfig
+        }
+        DaemonLogLevel.bootstrap(level: cliLevel ?? .warning)
+        let load = ConfigLoader.load(path: options.configPath ?? DaemonConfig.defaultPath, required: options.configPath != nil)
+        for e in load.errors { printError("\(e)") }
+        if !load.errors.isEmpty { return exitConfig }
+        var config = load.config
+        if let source = options.source {
+            do { config.source = try SourceSpec(parsing: source) } catch {
+                printError("parallaxd: --source: \(error.message)")
+                return exitConfig
+            }
+        }
+        // The daemon's socket: --socket, else $PARALLAXD_SOCKET (as for every client), else the config's.
+        let environment = getenv("PARALLAXD_SOCKET").map { String(cString: $0) } ?? ""
+        let socket = options.socket ?? (environment.isEmpty ? config.socketPath : environment)
+        return CalibrationCommand.run(config: config, socketPath: socket, seconds: seconds)
     }
 
     public static func printError(_ text: String) {

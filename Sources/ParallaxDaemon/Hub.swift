@@ -20,6 +20,11 @@ final class Hub {
 
     /// Frames handed to subscribers, for the status report's rate.
     private(set) var framesPublished = 0
+    /// Smoothed time between published frames (ns): how long a fresh frame takes to come.
+    private var publishInterval: Int64 = 10_000_000
+    private var lastPublish: Int64 = 0
+    /// Bounds of the wait for a fresh frame past a client's due time (ns).
+    static let freshnessWaitRange: ClosedRange<Int64> = 2_000_000...50_000_000
 
     init(loop: EventLoop, transmit: @escaping (ClientConnection, [UInt8]) -> Void) {
         self.loop = loop
@@ -33,6 +38,13 @@ final class Hub {
 
     /// A new offset from the engine (or the single (0, 0) frame of reduce motion).
     func publish(t: Int64, offset: ViewerOffset) {
+        let now = plx_monotonic_ns()
+        if lastPublish > 0 {
+            // A long pause (the device rested) says nothing about the input rate: cap it.
+            let dt = min(now - lastPublish, 100_000_000)
+            publishInterval += (dt - publishInterval) / 8
+        }
+        lastPublish = now
         seq += 1
         latest = (seq, t, offset)
         encoded.removeAll(keepingCapacity: true)
@@ -66,11 +78,20 @@ final class Hub {
         if earliest != .max { armTimer(earliest) }
     }
 
-    /// Sends the latest frame if this client is due and drained; otherwise returns when it will be due.
+    /// Sends the latest frame if this client is due and drained; otherwise returns when to try
+    /// again if no fresher frame comes first.
+    ///
+    /// Why the slack: while the device moves, input (100–200 Hz) is faster than a subscription
+    /// (30–60 Hz), and the best frame to send is the first *fresh* one after the due time, not the
+    /// one already waiting (up to a sample period old). The timer is only the fallback for when
+    /// input stops (the device came to rest), so the final position still arrives.
     private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
         guard let latest, let sub = client.subscription, sub.lastSentSeq < latest.seq else { return nil }
         guard client.isDrained else { return nil }     // retried from clientDrained
-        if now < sub.nextDue { return sub.nextDue }
+        if now < sub.nextDue {
+            let wait = min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
+            return sub.nextDue + wait
+        }
         send(latest, to: client, now: now)
         return nil
     }
@@ -87,7 +108,10 @@ final class Hub {
             encoded[key] = line
         }
         sub.lastSentSeq = frame.seq
-        sub.nextDue = now + sub.interval
+        // Due times advance by whole intervals, so the long-run rate is the subscribed one even
+        // though each send waits for a fresh frame; never closer than half an interval (no bursts
+        // after a pause).
+        sub.nextDue = max(sub.nextDue + sub.interval, now + sub.interval / 2)
         client.subscription = sub
         transmit(client, line)
     }

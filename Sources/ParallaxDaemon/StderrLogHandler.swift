@@ -12,10 +12,15 @@ public enum DaemonLogLevel {
         set { current.store(UInt8(Logger.Level.allCases.firstIndex(of: newValue)!), ordering: .relaxed) }
     }
 
-    /// Installs the stderr handler for every logger in the process.
+    /// Installs the log handler for every logger in the process: structured journal records
+    /// when stderr is the journal's stream (a systemd service), else `<N>` lines on stderr.
     public static func bootstrap(level: Logger.Level) {
         self.level = level
-        LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
+        if JournalStream.isJournal(fd: STDERR_FILENO) {
+            LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
+        } else {
+            LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
+        }
     }
 }
 

@@ -38,3 +38,17 @@ struct ListenerError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// STATUS= lines: what `systemctl status parallaxd` shows under "Status:".
+extension Daemon {
+    /// "serving on /run/parallaxd/parallaxd.sock, sensor ok, calibrated".
+    var servingStatus: String {
+        "serving on \(listener.description), sensor \(supervisor.state.rawValue)"
+            + (reduceMotion ? ", reduce motion" : "") + (calibration != nil ? ", calibrated" : ", not calibrated")
+    }
+
+    /// Sends the current status (with READY=1 after a reload).
+    func notifyServing(ready: Bool = false) {
+        Systemd.notify((ready ? "READY=1\n" : "") + "STATUS=\(servingStatus)")
+    }
+}

@@ -1,4 +1,4 @@
-// Complementary attitude filter in the style of x-io Fusion (revised Madgwick/Mahony), no magnetometer.
+// Attitude fusion at the level of x-io Fusion (revised Madgwick AHRS, no magnetometer) with real dt.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,25 +8,30 @@ import Musl
 /// Estimates the device→earth attitude A (v_earth = A·v_device, earth Z up) from gyroscope and
 /// accelerometer. Yaw is free (no magnetometer); the accelerometer corrects tilt only.
 ///
-/// Like Fusion: the gyroscope is integrated; the accelerometer's disagreement with the estimated
-/// "up", error = measuredUp × estimatedUp, is added to the rotation rate scaled by the gain
-/// (rad/s per rad), which ramps from `startupGain` down to `filterGain` over `startupPeriod`;
-/// readings far from 1 g are rejected.
+/// As Fusion (docs/motion.md, "Attitude filter"):
+/// - Each update turns the attitude by (ω − bias + gain·feedback)·dt with Fusion's first-order
+///   quaternion step, the feedback being the cross product of the measured and the estimated
+///   "up" (its unit vector beyond 90°), measured against the attitude before the update.
+/// - The gain ramps from `startupGain` to `filterGain` over `startupPeriod`; a gyroscope reading
+///   beyond 98 % of `gyroscopeRange` restarts the ramp (angular-rate recovery).
+/// - Acceleration rejection with recovery (`accelerationRejection`, `rejectionTimeout`; off by
+///   default, as in Fusion), disabled during start-up.
+/// - Gyroscope bias learned while stationary (`GyroBias`, Fusion's FusionBias).
 ///
-/// Unlike Fusion:
-/// - The attitude starts directly from the first plausible accelerometer reading (yaw 0), so
-///   there is no start-up swing from identity.
-/// - **Still re-anchoring (deliberate deviation)**: when the gyroscope says the device is not
-///   rotating (|ω| < `stillRate`) but the plausible accelerometer disagrees with the estimate by
-///   more than `stillAngle`, the faster `stillGain` is used. A steady disagreement while not
-///   rotating means the gyroscope missed a rotation (emulated devices, an accelerometer-only
-///   change, a stalled sensor), and Fusion's slow gain would leave the offset wrong for seconds.
-/// - The correction turned per update is capped at the error itself, so large gain × dt (long
-///   intervals, start-up gain) can never overshoot.
-/// - Predict, then correct: the accelerometer is compared with the gyro-propagated attitude (both
-///   describe the same instant). Comparing with the attitude before the update, as Fusion does,
-///   makes a steady rotation settle one sample ahead (ω·dt too far, 2.5 % at 40 samples).
-/// - Accelerometer and gyroscope may arrive in separate updates, each with its own interval.
+/// Beyond Fusion:
+/// - Real dt per sensor from the timestamps: accelerometer and gyroscope may arrive together or
+///   in separate updates at different rates; gaps longer than `maxGap` are not integrated.
+/// - The attitude starts from the first plausible accelerometer reading (yaw 0), so there is no
+///   start-up swing from identity, and after an accelerometer gap the gyroscope did not cover
+///   either it snaps to gravity again (the pose is unknown after such a gap).
+/// - Readings under 0.1 g (free fall, a dead sensor) are skipped instead of normalised noise.
+/// - **Still re-anchoring**: stationary for `stillTime` with a steady 1 g reading disagreeing by
+///   more than `stillAngle`, the gyroscope must have missed a rotation (an emulated device, a
+///   stalled sensor, a slow polled read); `stillGain` then applies until under `stillSettleAngle`.
+/// - **Accelerometer-only fallback**: with no gyroscope reading for longer than `maxGap` (or none
+///   at all), plausible gravity readings are followed at `accelerometerOnlyGain`.
+/// - The correction turned per update never exceeds the error itself, so a large gain × interval
+///   (long intervals, start-up gain) cannot overshoot.
 public struct AttitudeFilter: Sendable {
     private var _settings: MotionSettings
 
@@ -36,37 +41,74 @@ public struct AttitudeFilter: Sendable {
     public private(set) var isInitialized = false
     /// True when the latest correction used the still re-anchoring gain (diagnostic).
     public private(set) var isStillReanchoring = false
+    /// True when acceleration rejection ignored the latest accelerometer reading (diagnostic).
+    public private(set) var isAccelerometerIgnored = false
+    /// True while no gyroscope reading has arrived for longer than `maxGap` (or ever).
+    public private(set) var isAccelerometerOnly = true
+    /// Latest bias-corrected rotation rate (rad/s, device frame); nil while the gyroscope is silent.
+    public private(set) var rotationRate: Vector3?
 
-    /// Accelerometer time (s) since initialisation; drives the start-up gain ramp.
+    /// Accelerometer time (s) since initialisation or the last restart; drives the start-up ramp.
     private var sinceStart: Double = 0
-    /// Magnitude (rad/s) of the latest gyroscope reading.
-    private var latestRate: Double = 0
-    /// Accelerometer time (s) since the latest gyroscope reading; infinite before the first one.
+    /// Time (s) since the latest gyroscope reading; infinite before the first one.
     private var sinceGyro: Double = .infinity
+    /// How long (s) the gyroscope has followed the motion without a gap (0 after one).
+    private var trackedFor: Double = 0
+    private var bias = GyroBias()
+    private var rejection = AccelerationRejection()
+    /// Per-sample comparisons in cosines/sines of the angle settings (no trigonometry per sample).
+    private var limits: Limits
 
-    /// cos(settings.stillAngle), cached for the per-sample comparison.
-    private var stillCosine: Double
+    private struct Limits: Sendable {
+        var stillCosine: Double
+        var settleCosine: Double
+        /// sin²(accelerationRejection); meaningless when rejection is off.
+        var rejectionSine2: Double
+        var rejects: Bool
+        init(_ s: MotionSettings) {
+            stillCosine = cos(s.stillAngle)
+            settleCosine = cos(s.stillSettleAngle)
+            let sine = sin(s.accelerationRejection)
+            rejectionSine2 = sine * sine
+            // Why: as Fusion, a zero threshold, timeout or gain turns rejection off.
+            rejects = s.accelerationRejection > 0 && s.rejectionTimeout > 0 && s.filterGain > 0
+        }
+    }
 
     public init(settings: MotionSettings = MotionSettings()) {
         _settings = settings.validated()
-        stillCosine = cos(_settings.stillAngle)
+        limits = Limits(_settings)
     }
 
-    /// Settings (validated on assignment). Changing them keeps the attitude.
+    /// Settings (validated on assignment). Changing them keeps the attitude and the learned bias.
     public var settings: MotionSettings {
         get { _settings }
         set {
             _settings = newValue.validated()
-            stillCosine = cos(_settings.stillAngle)
+            limits = Limits(_settings)
         }
     }
 
-    /// Forgets the attitude; the next plausible accelerometer reading initialises it again.
+    /// Learned gyroscope bias (rad/s, device frame), subtracted from every reading.
+    public var gyroscopeBias: Vector3 { bias.offset }
+    /// How long (s) the gyroscope has shown the device stationary (0 while it moves).
+    public var stationaryTime: Double { bias.stationaryTime }
+    /// True during the start-up gain ramp.
+    public var isStartingUp: Bool { isInitialized && sinceStart < _settings.startupPeriod }
+    /// True while acceleration rejection is recovering (every reading used).
+    public var isRecovering: Bool { rejection.isRecovering }
+
+    /// Forgets the attitude; the next plausible accelerometer reading initialises it again. The
+    /// learned gyroscope bias is kept: it belongs to the sensor, which is most likely the same.
     public mutating func reset() {
+        var kept = bias
+        kept.interrupt()
         self = AttitudeFilter(settings: _settings)
+        bias = kept
     }
 
-    /// The accelerometer gain (1/s) now, before still re-anchoring: the start-up ramp, then `filterGain`.
+    /// The accelerometer gain (1/s) now, before the fallback and re-anchoring gains: the start-up
+    /// ramp, then `filterGain`.
     public var rampedGain: Double {
         let s = _settings
         guard s.startupPeriod > 0, sinceStart < s.startupPeriod else { return s.filterGain }
@@ -75,47 +117,137 @@ public struct AttitudeFilter: Sendable {
 
     /// One update where both readings (either may be nil) cover the same interval `dt` (s).
     public mutating func update(accel: Vector3?, gyro: Vector3?, dt: Double) {
-        update(accel: accel, accelInterval: dt, gyro: gyro, gyroInterval: dt)
+        update(accel: accel, accelInterval: dt, gyro: gyro, gyroInterval: dt, elapsed: dt)
     }
 
-    /// One update with separate intervals (s): `gyroInterval` is the time the gyroscope reading
-    /// is integrated over (0 = don't integrate), `accelInterval` the time the accelerometer
-    /// correction covers (0 = no correction). Non-finite or absurd readings are ignored.
+    /// One update with separate intervals (s, 0 for a first reading): `gyroInterval` since the
+    /// previous gyroscope reading, `accelInterval` since the previous accelerometer reading,
+    /// `elapsed` since the previous update of any kind (default: the larger interval). Intervals
+    /// longer than `maxGap` are gaps. Non-finite or absurd readings are ignored.
     /// - accel: m/s², device frame, direction of gravity. gyro: rad/s, device frame.
-    public mutating func update(accel: Vector3?, accelInterval: Double, gyro: Vector3?, gyroInterval: Double) {
-        let usable = SensorLimits.usableAccel(accel)
-        let gravity = usable.flatMap { SensorLimits.isPlausibleGravity($0) ? $0 : nil }
+    public mutating func update(accel: Vector3?, accelInterval: Double, gyro: Vector3?, gyroInterval: Double, elapsed: Double? = nil) {
+        let s = _settings
+        let reading = SensorLimits.usableAccel(accel)
         let rate = SensorLimits.usableGyro(gyro)
+        let passed = Self.interval(elapsed ?? max(accelInterval, gyroInterval))
 
-        // Why: before the first plausible gravity reading there is no tilt to integrate from.
+        // Gyroscope: overrange, bias, stationarity; the turn it measured over its interval.
+        var turn = Vector3.zero
+        if let rate {
+            if s.gyroscopeRange > 0, isInitialized, Self.exceeds(rate, Self.overrangeFraction * s.gyroscopeRange) {
+                restartStartup()
+            }
+            let gyroInterval = Self.interval(gyroInterval)
+            let corrected = bias.correct(rate, interval: gyroInterval, settings: s)
+            rotationRate = corrected
+            if gyroInterval > 0, gyroInterval <= s.maxGap {
+                turn = corrected * gyroInterval
+                trackedFor += gyroInterval
+            } else {
+                trackedFor = 0
+            }
+            sinceGyro = 0
+        } else {
+            sinceGyro += passed
+            if sinceGyro > s.maxGap {
+                rotationRate = nil
+                trackedFor = 0
+                bias.interrupt()
+            }
+        }
+        isAccelerometerOnly = sinceGyro > s.maxGap
+
+        // Why: before the first plausible gravity reading there is no tilt to start from.
         guard isInitialized else {
-            if let gravity { initialize(gravity: gravity) }
+            if let reading, SensorLimits.isPlausibleGravity(reading) { initialize(gravity: reading) }
             return
         }
 
-        // Predict: integrate the gyroscope over its interval.
-        var estimate = attitude
-        if let rate {
-            if gyroInterval > 0, gyroInterval.isFinite {
-                estimate = estimate * Quaternion(rotationVector: rate * gyroInterval)
+        if let reading {
+            let interval = Self.interval(accelInterval)
+            if interval > 0 { turn += correction(gravity: reading, interval: interval) }
+        }
+        if turn != .zero { attitude = attitude.integrated(by: turn) }
+    }
+
+    /// Fusion: angular-rate recovery restarts at 98 % of the gyroscope's range.
+    static let overrangeFraction = 0.98
+
+    /// Rotation vector (rad, device frame) that turns the estimated up toward the measured one over
+    /// `interval` s, measured against the attitude before this update (Fusion's order). May also
+    /// snap the attitude after a gap neither sensor covered (and then return zero).
+    private mutating func correction(gravity: Vector3, interval: Double) -> Vector3 {
+        let s = _settings
+        isAccelerometerIgnored = false
+        let m2 = gravity.lengthSquared
+        let plausible = SensorLimits.isPlausibleGravity(gravity)
+        // Why: only near-1 g readings stand for gravity when nothing else tracks the motion.
+        guard SensorLimits.isAboveFreeFall(gravity), plausible || !isAccelerometerOnly else {
+            isStillReanchoring = false
+            return .zero
+        }
+        let magnitude = m2.squareRoot()
+        let measured = gravity * (-1 / magnitude)
+
+        // Why: after a gap neither sensor covered, the pose is unknown; gravity is the best guess.
+        if interval > s.maxGap, trackedFor < interval, plausible {
+            snap(toUp: measured)
+            return .zero
+        }
+        let step = min(interval, s.maxGap)
+        let startingUp = sinceStart < s.startupPeriod
+        sinceStart += step
+
+        let estimated = Self.estimatedUp(attitude)
+        let c = measured.cross(estimated)
+        let d = measured.dot(estimated)
+        let sine2 = c.lengthSquared
+
+        var gain = rampedGain
+        if isAccelerometerOnly {
+            gain = max(gain, s.accelerometerOnlyGain)
+            isStillReanchoring = false
+        } else {
+            // Still re-anchoring, with hysteresis: engage beyond stillAngle, release under settle.
+            if bias.stationaryTime >= s.stillTime, SensorLimits.isSteadyGravity(magnitude: magnitude), s.stillGain > 0 {
+                isStillReanchoring = isStillReanchoring ? d < limits.settleCosine : d < limits.stillCosine
+            } else {
+                isStillReanchoring = false
             }
-            latestRate = rate.length
-            sinceGyro = 0
-        } else if usable != nil, accelInterval > 0, accelInterval.isFinite {
-            sinceGyro += accelInterval
+            if isStillReanchoring {
+                gain = max(gain, s.stillGain)
+            } else if limits.rejects, !startingUp {
+                let exceeds = d <= 0 || sine2 > limits.rejectionSine2
+                isAccelerometerIgnored = rejection.ignores(exceeds: exceeds, interval: step, timeout: s.rejectionTimeout)
+            }
         }
+        guard !isAccelerometerIgnored, gain > 0 else { return .zero }
 
-        // Correct: compare with the accelerometer taken at the same time as the prediction.
-        if let gravity, accelInterval > 0, accelInterval.isFinite {
-            // Why: an accelerometer-only update still knows whether the device is rotating if
-            // the gyroscope spoke recently (sensors delivered in separate samples).
-            let knownRate = rate.map { $0.length } ?? (sinceGyro <= _settings.maxGap ? latestRate : nil)
-            let c = correction(of: estimate, gravity: gravity, interval: accelInterval, rate: knownRate)
-            if c != .zero { estimate = estimate * Quaternion(rotationVector: c) }
-            sinceStart += accelInterval
+        // Fusion's feedback: the cross product below 90° (|c| = sin error), its unit vector beyond.
+        var feedback = c
+        var size = 0.0  // |feedback| when known (needed only for the cap)
+        if d <= 0 {
+            let sine = sine2.squareRoot()
+            if sine > Vector3.directionlessLength {
+                feedback = c * (1 / sine)
+            } else {
+                // Why: exactly upside down the cross product vanishes; any horizontal axis works
+                // (a reference axis not nearly parallel to "up", |x| < 0.9, gives one).
+                let helper = abs(measured.x) < 0.9 ? Vector3.unitX : Vector3.unitY
+                feedback = measured.cross(helper).normalized() ?? .unitX
+            }
+            size = 1
         }
-
-        if estimate != attitude { attitude = estimate.normalized() }
+        var k = gain * step
+        // Why: the turn k·|feedback| must not pass the error e = atan2(|c|, d). Below 90°,
+        // |feedback| = sin e ≤ e, so only k > 1 can overshoot; beyond, |feedback| = 1 ≤ e needs k > π/2.
+        if k > (d > 0 ? 1 : Double.pi / 2) {
+            let sine = sine2.squareRoot()
+            if d > 0 { size = sine }
+            let error = atan2(sine, d)
+            if size > 0, k * size > error { k = error / size }
+        }
+        return feedback * k
     }
 
     /// Sets the attitude from a gravity reading with yaw 0: A = Ry(pitch)·Rx(roll), the
@@ -126,7 +258,22 @@ public struct AttitudeFilter: Sendable {
         let pitch = atan2(-up.x, (up.y * up.y + up.z * up.z).squareRoot())
         attitude = (Quaternion(axis: .unitY, angle: pitch) * Quaternion(axis: .unitX, angle: roll)).normalized()
         isInitialized = true
+        restartStartup()
+    }
+
+    /// Turns the attitude by the smallest rotation that makes its up the measured one (yaw kept).
+    private mutating func snap(toUp measured: Vector3) {
+        // A' = A·Q with Q·measured = estimated, so that A'⁻¹·Z = Q⁻¹·(A⁻¹·Z) = measured.
+        attitude = (attitude * Quaternion(from: measured, to: Self.estimatedUp(attitude))).normalized()
+        isStillReanchoring = false
+    }
+
+    /// Start-up again: gain ramp from `startupGain`, rejection state cleared (Fusion's soft restart).
+    private mutating func restartStartup() {
         sinceStart = 0
+        rejection.reset()
+        isStillReanchoring = false
+        isAccelerometerIgnored = false
     }
 
     /// THE one place where the accelerometer's sign convention is converted: it reports the
@@ -145,43 +292,15 @@ public struct AttitudeFilter: Sendable {
             1 - 2 * (q.x * q.x + q.y * q.y))
     }
 
-    /// Rotation vector (rad, device frame) that turns the estimated up toward the measured one
-    /// over `interval` s. `rate` is the known rotation rate (rad/s), nil when unknown.
-    private mutating func correction(of estimate: Quaternion, gravity: Vector3, interval: Double, rate: Double?) -> Vector3 {
-        let measured = Self.up(fromGravity: gravity)
-        let estimated = Self.estimatedUp(estimate)
-        let c = measured.cross(estimated)
-        let d = measured.dot(estimated)
-        let s = c.length  // sin(error)
+    /// A usable interval (s): finite and positive, else 0.
+    @inline(__always)
+    static func interval(_ t: Double) -> Double {
+        t.isFinite && t > 0 ? t : 0
+    }
 
-        var gain = rampedGain
-        isStillReanchoring = false
-        // error > stillAngle ⇔ cos(error) < cos(stillAngle), both in [0, π]: no atan2 needed.
-        if let rate, rate < _settings.stillRate, d < stillCosine, _settings.stillGain > gain {
-            gain = _settings.stillGain
-            isStillReanchoring = true
-        }
-        guard gain > 0 else { return .zero }
-
-        let axis: Vector3
-        if s > Vector3.directionlessLength {
-            axis = c * (1 / s)
-        } else if d < 0 {
-            // Why: exactly upside down the cross product vanishes; any horizontal axis works
-            // (a reference axis not nearly parallel to "up", |x| < 0.9, gives one).
-            let helper = abs(measured.x) < 0.9 ? Vector3.unitX : Vector3.unitY
-            axis = measured.cross(helper).normalized() ?? .unitX
-        } else {
-            return .zero
-        }
-        // Fusion feeds back the cross product (|c| = sin error) and its unit vector beyond 90°.
-        let feedback = d >= 0 ? s : 1
-        var angle = gain * interval * feedback
-        // Why: cap at the error (no overshoot). sin e ≤ e, so below sin e (or π/2 past 90°) the
-        // cap cannot bite and the atan2 is skipped; it only matters when gain × interval ≳ 1.
-        if angle > (d >= 0 ? s : Double.pi / 2) {
-            angle = min(angle, atan2(s, d))
-        }
-        return axis * angle
+    /// True when any axis of `v` exceeds `limit` in magnitude.
+    @inline(__always)
+    static func exceeds(_ v: Vector3, _ limit: Double) -> Bool {
+        abs(v.x) > limit || abs(v.y) > limit || abs(v.z) > limit
     }
 }

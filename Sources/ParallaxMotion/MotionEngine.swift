@@ -5,18 +5,17 @@
 ///
 /// Time handling (all from sample timestamps, CLOCK_MONOTONIC ns):
 /// - Each sensor has its own interval since its previous reading, so accelerometer and gyroscope
-///   may arrive together or in separate samples. The first reading has interval 0.
+///   may arrive together or in separate samples, at different rates. The first reading has interval 0.
 /// - Zero or negative intervals (repeated or backwards timestamps) integrate nothing; the
 ///   clock is then re-synchronised to the new timestamp, so a jump back does not freeze output.
-/// - A gyroscope interval longer than `maxGap` is a gap and is not integrated; accelerometer
-///   and re-centring intervals are clamped to `maxGap`.
+/// - An interval longer than `maxGap` is a gap: the gyroscope is not integrated over it, other
+///   time steps are clamped to `maxGap`, and an attitude neither sensor followed snaps to gravity.
 /// - Non-finite or absurd components (|a| > 1000 m/s², |ω| > 100 rad/s) are ignored.
 /// The offset is always finite and within [−1, 1].
 public struct MotionEngine: Sendable {
     private var _settings: MotionSettings
     private var filter: AttitudeFilter
-    /// Attitude-mode reference (device→earth); nil until the filter is initialised.
-    private var reference: Quaternion?
+    private var attitudeOffset = AttitudeOffset()
     private var rateOffset = RateIntegrator()
     private var lastEmitted: ViewerOffset?
     private var lastAccelTime: Int64?
@@ -41,6 +40,7 @@ public struct MotionEngine: Sendable {
         set {
             let new = newValue.validated()
             let modeChanged = new.mode != _settings.mode
+            if new.directionalLock != _settings.directionalLock { attitudeOffset.releaseLock() }
             _settings = new
             filter.settings = new
             if modeChanged { recenter() }
@@ -52,60 +52,62 @@ public struct MotionEngine: Sendable {
     /// True once the attitude has been set from the accelerometer.
     public var isInitialized: Bool { filter.isInitialized }
     /// Attitude-mode reference ("resting pose"), nil before initialisation.
-    public var referenceAttitude: Quaternion? { reference }
+    public var referenceAttitude: Quaternion? { attitudeOffset.reference }
+    /// Learned gyroscope bias (rad/s, device frame).
+    public var gyroscopeBias: Vector3 { filter.gyroscopeBias }
+    /// Attitude mode: the raw offset has moved less than 0.01 for 0.52 s (iOS's idle).
+    public var isIdle: Bool { attitudeOffset.isIdle }
+    /// The attitude filter's state, for diagnostics and tests.
+    public var attitudeFilter: AttitudeFilter { filter }
 
     /// Feeds one sample. Returns a frame when the offset moved by at least `minimumChange` on x
-    /// or y since the last emitted frame; the first frame (offset 0) comes as soon as there is a
-    /// reference (attitude mode: first plausible accelerometer reading).
+    /// or y since the last emitted frame (or came back to exactly (0, 0)); the first frame
+    /// (offset 0) comes as soon as there is a reference (attitude mode: first plausible
+    /// accelerometer reading; rate mode: first usable reading).
     public mutating func update(_ sample: Sample) -> MotionFrame? {
         let t = sample.t
         let accel = SensorLimits.usableAccel(sample.accel)
         let gyro = SensorLimits.usableGyro(sample.gyro)
-        let maxGap = _settings.maxGap
 
         // Why: real time, never per sample; gaps are not integrated, short steps are.
-        let stepInterval = min(Self.seconds(from: lastSampleTime, to: t), maxGap)
+        let gap = Self.seconds(from: lastSampleTime, to: t)
+        let step = min(gap, _settings.maxGap)
         lastSampleTime = t
         var accelInterval = 0.0
         if accel != nil {
-            accelInterval = min(Self.seconds(from: lastAccelTime, to: t), maxGap)
+            accelInterval = Self.seconds(from: lastAccelTime, to: t)
             lastAccelTime = t
         }
         var gyroInterval = 0.0
         if gyro != nil {
-            let dt = Self.seconds(from: lastGyroTime, to: t)
-            gyroInterval = dt <= maxGap ? dt : 0
+            gyroInterval = Self.seconds(from: lastGyroTime, to: t)
             lastGyroTime = t
         }
 
-        filter.update(accel: accel, accelInterval: accelInterval, gyro: gyro, gyroInterval: gyroInterval)
+        let previous = filter.attitude
+        filter.update(accel: accel, accelInterval: accelInterval, gyro: gyro, gyroInterval: gyroInterval, elapsed: gap)
 
         switch _settings.mode {
         case .attitude:
             guard filter.isInitialized else { return nil }
             // Why: the first settled attitude is the user's resting pose; announce it with (0, 0).
-            guard var ref = reference else {
-                reference = filter.attitude
+            guard attitudeOffset.reference != nil else {
+                attitudeOffset.start(at: filter.attitude)
                 current = .zero
                 return emit(t: t)
             }
-            if _settings.recenter {
-                ref = Recentering.step(reference: ref, toward: filter.attitude, dt: stepInterval)
-                reference = ref
-            }
-            current = OffsetMapping.offset(
-                reference: ref, current: filter.attitude,
-                saturationAngle: _settings.saturationAngle, sensitivity: _settings.sensitivity)
+            current = attitudeOffset.update(
+                attitude: filter.attitude, previous: previous, dt: step, gap: gap, settings: _settings)
 
         case .rate:
             // Why: rate mode starts with the first usable reading of either sensor.
             guard gyro != nil || filter.isInitialized || lastEmitted != nil else { return nil }
-            if let gyro {
+            if gyro != nil, let rate = filter.rotationRate, gyroInterval <= _settings.maxGap {
                 rateOffset.integrate(
-                    gyro: gyro, interval: gyroInterval, threshold: _settings.rateThreshold,
+                    gyro: rate, interval: gyroInterval, threshold: _settings.rateThreshold,
                     gain: _settings.rateGain * _settings.sensitivity)
             }
-            rateOffset.relax(rate: _settings.rateReturn, interval: stepInterval)
+            rateOffset.relax(rate: _settings.rateReturn, interval: step)
             current = rateOffset.offset
         }
         return emitIfMoved(t: t)
@@ -114,22 +116,28 @@ public struct MotionEngine: Sendable {
     /// Makes the current pose the resting pose: attitude mode reference := current attitude;
     /// rate mode integrated offset := 0. The offset becomes (0, 0).
     public mutating func recenter() {
-        if filter.isInitialized { reference = filter.attitude }
+        if filter.isInitialized { attitudeOffset.start(at: filter.attitude) }
         rateOffset.recenter()
         current = .zero
     }
 
-    /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings and `seq` stay.
+    /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings, `seq` and
+    /// the learned gyroscope bias stay.
     public mutating func reset() {
         let keptSeq = seq
+        var keptFilter = filter
+        keptFilter.reset()
         self = MotionEngine(settings: _settings)
+        filter = keptFilter
         seq = keptSeq
     }
 
     private mutating func emitIfMoved(t: Int64) -> MotionFrame? {
         if let last = lastEmitted {
             let m = _settings.minimumChange
-            guard abs(current.x - last.x) >= m || abs(current.y - last.y) >= m else { return nil }
+            // Why: a return to exactly (0, 0) (re-centring done) is always worth telling.
+            let backToCentre = current == .zero && last != .zero
+            guard abs(current.x - last.x) >= m || abs(current.y - last.y) >= m || backToCentre else { return nil }
         }
         return emit(t: t)
     }

@@ -48,6 +48,21 @@ public struct Quaternion: Equatable, Sendable {
         self.init(w: c, x: r.x * s, y: r.y * s, z: r.z * s)
     }
 
+    /// This attitude turned by the body-frame rotation vector `r` (rad) with x-io Fusion's
+    /// first-order step: q + ½·q⊗(0, r), normalised. Equal to `self * Quaternion(rotationVector: r)`
+    /// up to |r|³/12 (under 1e-7 rad for the 0.02 rad of a typical sample); Fusion integrates this
+    /// way, and using the same step keeps parallaxd next to it at low rates and fast turns.
+    @inlinable
+    public func integrated(by r: Vector3) -> Quaternion {
+        let hx = r.x * 0.5, hy = r.y * 0.5, hz = r.z * 0.5
+        return Quaternion(
+            w: w - x * hx - y * hy - z * hz,
+            x: x + w * hx + y * hz - z * hy,
+            y: y + w * hy - x * hz + z * hx,
+            z: z + w * hz + x * hy - y * hx
+        ).normalized()
+    }
+
     /// The shortest rotation taking direction `from` onto direction `to` (both any length).
     /// For opposite directions the axis is an arbitrary one perpendicular to `from`; identity when
     /// either vector has no direction.

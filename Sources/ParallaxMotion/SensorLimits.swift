@@ -4,10 +4,17 @@
 public enum SensorLimits {
     /// Standard gravity, m/s².
     public static let standardGravity = 9.80665
-    /// Accelerometer readings whose magnitude lies within [low, high] × g are taken as gravity
-    /// (tilt) measurements; outside, linear acceleration dominates and they are ignored.
+    /// Accelerometer readings whose magnitude lies within [low, high] × g are taken as gravity on
+    /// their own: they may initialise the attitude and drive it when there is no gyroscope. (With a
+    /// gyroscope every reading above free fall corrects, at the filter's gain, as in Fusion.)
     public static let plausibleGravityLow = 0.5
     public static let plausibleGravityHigh = 1.5
+    /// Below this fraction of g the accelerometer is not measuring gravity at all (free fall, a
+    /// dead sensor): its direction is noise and it corrects nothing (Android's fusion: 0.1 g).
+    public static let freeFallLimit = 0.1
+    /// Still re-anchoring trusts only readings within this fraction of g (±10 %): the device is
+    /// then feeling gravity and little else.
+    public static let steadyGravityTolerance = 0.1
     /// m/s² (≈100 g): beyond any phone or tablet sensor range; such a reading is garbage.
     public static let absurdAcceleration = 1000.0
     /// rad/s (≈5700°/s): beyond any consumer gyroscope's range (typically ≤ 2000°/s ≈ 35 rad/s).
@@ -27,7 +34,21 @@ public enum SensorLimits {
         return g
     }
 
-    /// True when an accelerometer reading's magnitude is close enough to g to measure tilt.
+    /// True when an accelerometer reading is strong enough to have a direction worth following.
+    @inline(__always)
+    static func isAboveFreeFall(_ a: Vector3) -> Bool {
+        let lo = freeFallLimit * standardGravity
+        return a.lengthSquared >= lo * lo
+    }
+
+    /// True when a reading is within ±`steadyGravityTolerance` of g (`magnitude` in m/s²).
+    @inline(__always)
+    static func isSteadyGravity(magnitude m: Double) -> Bool {
+        abs(m - standardGravity) <= steadyGravityTolerance * standardGravity
+    }
+
+    /// True when an accelerometer reading's magnitude is close enough to g to measure tilt on its
+    /// own (initialisation, accelerometer-only fallback).
     @inline(__always)
     static func isPlausibleGravity(_ a: Vector3) -> Bool {
         let m2 = a.lengthSquared

@@ -15,6 +15,8 @@ public enum ServerMessage: Sendable, Equatable {
     case status(StatusReport, id: JSONValue?)
     case ok(id: JSONValue?)
     case error(ProtocolError)
+    /// Calibration progress, then its outcome (reply to `calibrate`; see CalibrationReport.swift).
+    case calibration(CalibrationReport, id: JSONValue?)
 
     /// Decimals of measured rates in `status` (Hz).
     static let rateDecimals = 1
@@ -79,6 +81,10 @@ public enum ServerMessage: Sendable, Equatable {
             writer.key("message")
             writer.string(error.message)
             Self.writeID(error.id, to: &writer)
+        case .calibration(let report, let id):
+            writer.string("calibration")
+            report.write(to: &writer)
+            Self.writeID(id, to: &writer)
         }
         writer.endObject()
         writer.endLine()

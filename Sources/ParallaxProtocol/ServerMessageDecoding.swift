@@ -50,6 +50,9 @@ extension ServerMessage {
         case "error":
             guard let code = value["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)) else { return nil }
             return .error(ProtocolError(code, value["message"]?.stringValue ?? "", id: id))
+        case "calibration":
+            guard let report = CalibrationReport.decode(value) else { return nil }
+            return .calibration(report, id: id)
         default:
             return nil
         }

@@ -80,7 +80,7 @@ struct MonitorCommand: ParsableCommand {
                 + "  y \(TextFormat.signed(y, decimals: decimals))  x\(TextFormat.gauge(x)) y\(TextFormat.gauge(y))"
         case .unsubscribed:
             return "unsubscribed"
-        case .status, .ok, .error:
+        case .status, .ok, .error, .calibration:
             return nil
         }
     }

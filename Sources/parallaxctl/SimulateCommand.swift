@@ -10,7 +10,11 @@ import ParallaxProtocol
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"q\"} per sample.")
+        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"q\"} per sample.",
+        discussion: """
+            One line per trace row: t (the row's ns), x and y (the offset after that row, in the \
+            output's axes), q (the attitude, device→earth, earth Z up, as [w, x, y, z]).
+            """)
 
     @Argument(help: "A trace file (t_ns,ax,ay,az,gx,gy,gz).")
     var trace: String
@@ -18,12 +22,22 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Take [Motion] settings from this config file (and its .d drop-ins).")
     var config: String?
 
+    @Option(help: "Clockwise rotation of the output (0, 90, 180 or 270), as a subscription's \"rotation\".")
+    var rotation: Int = 0
+
     /// Digits after the point: offsets to 1e-6 (far below what a client can see), quaternion
     /// components to 1e-8 (≈ 1e-6° of attitude) so oracle comparisons are not limited by printing.
     static let offsetDecimals = 6
     static let quaternionDecimals = 8
 
+    func validate() throws {
+        guard DisplayRotation(degrees: rotation) != nil else {
+            throw ValidationError("--rotation must be 0, 90, 180 or 270")
+        }
+    }
+
     func run() throws {
+        let outputRotation = DisplayRotation(degrees: rotation) ?? .none
         var settings = MotionSettings()
         if let config {
             let load = ConfigLoader.load(path: config, required: true)
@@ -40,7 +54,7 @@ struct SimulateCommand: ParsableCommand {
             let reader = try TraceReader(path: trace)
             while let sample = try reader.next() {
                 _ = engine.update(sample)
-                let o = engine.current
+                let o = engine.current.rotated(by: outputRotation)
                 let q = engine.attitude
                 writer.reset()
                 writer.beginObject()

@@ -47,6 +47,23 @@ import ParallaxMotion
         #expect(engine.current.x - frames.last!.offset.x < minimumChange)
     }
 
+    @Test func defaultMinimumChangeIsIOSsAndTheReturnToCentreIsAlwaysSent() {
+        #expect(MotionSettings().minimumChange == 0.015)
+        var engine = MotionEngine()
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        // Tip 10° down in 0.2 s, then hold for 8 s: re-centring brings the offset back to 0.
+        var frames = feed(&engine, count: 20) { device.advance(rate: Vector3(0.5 * degree / 0.01, 0, 0), dt: 0.01) }
+        frames += feed(&engine, count: 800) { device.hold(dt: 0.01) }
+        for (a, b) in zip(frames, frames.dropFirst()).dropLast() {
+            #expect(max(abs(b.offset.x - a.offset.x), abs(b.offset.y - a.offset.y)) >= 0.015)
+        }
+        // The last step to exactly (0, 0) is smaller than 0.015 but is sent: clients end centred.
+        #expect(frames.last?.offset == .zero)
+        // ≈0.11 up and back down in steps of ≥ 0.015, plus the initial and the final frame.
+        #expect(frames.count >= 10 && frames.count <= 18, "\(frames.count) frames")
+    }
+
     @Test func resetForgetsStateButKeepsSeqIncreasing() {
         var engine = MotionEngine(settings: MotionSettings(recenter: false))
         var device = SyntheticDevice.upright

@@ -9,12 +9,13 @@ let startPoses: [Quaternion] = [
     Quaternion(axis: Vector3(0.4, -0.2, 0.9), angle: 1.1),
 ]
 
-/// Initialises an engine (re-centring off) at `start`, rotates by `angle` about the device axis
-/// `axis` with consistent gyro and accelerometer at 100 Hz, and returns the offset.
+/// Initialises an engine (re-centring off) at `start`, lets the 3 s start-up pass, rotates by
+/// `angle` about the device axis `axis` with consistent gyro and accelerometer at 100 Hz, and
+/// returns the offset.
 func offsetAfterRotation(from start: Quaternion, axis: Vector3, angle: Double, settings: MotionSettings = MotionSettings(recenter: false)) -> ViewerOffset {
     var engine = MotionEngine(settings: settings)
     var device = SyntheticDevice(attitude: start)
-    feed(&engine, count: 100) { device.hold(dt: 0.01) }
+    feed(&engine, count: 350) { device.hold(dt: 0.01) }
     let steps = 40
     let rate = axis.normalized()! * (angle / (Double(steps) * 0.01))
     feed(&engine, count: steps) { device.advance(rate: rate, dt: 0.01) }
@@ -62,10 +63,39 @@ func offsetAfterRotation(from start: Quaternion, axis: Vector3, angle: Double, s
         // 0.5 rad/s about +Y for 0.4 s = 0.2 rad.
         var engine = MotionEngine(settings: MotionSettings(recenter: false))
         var device = SyntheticDevice(attitude: start)
-        feed(&engine, count: 100) { device.hold(dt: 0.01) }
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
         feed(&engine, count: 40) { device.advance(rate: Vector3(0, 0.5, 0), dt: 0.01) }
         #expect(abs(engine.current.x - 0.2 / (Double.pi / 2)) < 0.002, "x = \(engine.current.x)")
         #expect(abs(engine.current.y) < 0.002)
+    }
+
+    /// DESIGN.md and docs/decisions.md: a client with output rotated clockwise by r gets the panel
+    /// offset (x, y) as 0 → (x, y), 90 → (y, −x), 180 → (−x, −y), 270 → (−y, x).
+    static let rotatedAxes: [DisplayRotation: (x: (axis: Character, sign: Double), y: (axis: Character, sign: Double))] = [
+        .none: (("x", 1), ("y", 1)),
+        .clockwise90: (("y", 1), ("x", -1)),
+        .clockwise180: (("x", -1), ("y", -1)),
+        .clockwise270: (("y", -1), ("x", 1)),
+    ]
+
+    @Test(arguments: DisplayRotation.allCases)
+    func everyAxisSignUnderEveryDisplayRotation(rotation: DisplayRotation) {
+        // +Y turns the screen toward the viewer's right (panel x > 0), +X tips it down (panel y > 0);
+        // the negative turns give the negative offsets. Then the output's axes per the table.
+        let turns: [(axis: Vector3, panel: ViewerOffset)] = [
+            (.unitY, ViewerOffset(x: 1, y: 0)), (-Vector3.unitY, ViewerOffset(x: -1, y: 0)),
+            (.unitX, ViewerOffset(x: 0, y: 1)), (-Vector3.unitX, ViewerOffset(x: 0, y: -1)),
+        ]
+        let map = Self.rotatedAxes[rotation]!
+        for turn in turns {
+            let o = offsetAfterRotation(from: Quaternion(axis: .unitX, angle: .pi / 2), axis: turn.axis, angle: 12 * degree)
+            let out = o.rotated(by: rotation)
+            func panel(_ a: Character) -> Double { a == "x" ? turn.panel.x : turn.panel.y }
+            let expected = ViewerOffset(x: map.x.sign * panel(map.x.axis), y: map.y.sign * panel(map.y.axis))
+            let size = 12.0 / 90
+            #expect(abs(out.x - expected.x * size) < 0.003 && abs(out.y - expected.y * size) < 0.003,
+                    "rotation \(rotation.degrees), turn about \(turn.axis): \(out)")
+        }
     }
 
     @Test func attitudeIsDeviceToEarth() {

@@ -82,6 +82,69 @@ import ParallaxMotion
         #expect(abs(engine.current.x - before - 0.1 / (Double.pi / 2)) < 0.002)
     }
 
+    @Test func aGyroscopeThatStopsFallsBackToTheAccelerometerAndResumes() {
+        var engine = MotionEngine(settings: MotionSettings(recenter: false, directionalLock: false))
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        // The gyroscope goes silent; the device tips 20° about X in 1 s and rests for 1 s.
+        feed(&engine, count: 100) { device.advance(rate: Vector3(20 * degree, 0, 0), dt: 0.01, gyro: false) }
+        feed(&engine, count: 100) { device.advance(rate: .zero, dt: 0.01, gyro: false) }
+        #expect(engine.attitudeFilter.isAccelerometerOnly)
+        #expect(abs(engine.current.y - 20.0 / 90) < 0.005, "y \(engine.current.y)")
+        // Back: the gyroscope leads again. Its first reading follows a 2 s gap and is not
+        // integrated; the next 19 (0.5 rad/s × 0.19 s) add to the 20° tilt about X.
+        feed(&engine, count: 20) { device.advance(rate: Vector3(0.5, 0, 0), dt: 0.01) }
+        #expect(!engine.attitudeFilter.isAccelerometerOnly)
+        #expect(abs(engine.current.y - (20 * degree + 0.5 * 0.19) / (Double.pi / 2)) < 0.003, "y \(engine.current.y)")
+    }
+
+    @Test func anAccelerometerThatStopsLeavesTheGyroscopeInCharge() {
+        var engine = MotionEngine(settings: MotionSettings(recenter: false, directionalLock: false))
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        feed(&engine, count: 40) { device.advance(rate: Vector3(0.5, 0, 0), dt: 0.01, accel: false) }
+        #expect(abs(engine.current.y - 0.2 / (Double.pi / 2)) < 0.003)
+        // The accelerometer returns after 0.4 s: no snap (the gyroscope covered the gap), the
+        // attitude agrees already, so nothing jumps.
+        let before = engine.current
+        feed(&engine, count: 10) { device.hold(dt: 0.01) }
+        #expect(abs(engine.current.y - before.y) < 0.003)
+    }
+
+    @Test func bothSensorsStoppingAndReturningElsewhere() {
+        // 2 s of nothing while the device turned 30° about X; then samples again.
+        for recenter in [true, false] {
+            var engine = MotionEngine(settings: MotionSettings(recenter: recenter, directionalLock: false))
+            var device = SyntheticDevice.upright
+            feed(&engine, count: 350) { device.hold(dt: 0.01) }
+            device.attitude = device.attitude * Quaternion(axis: .unitX, angle: 30 * degree)
+            device.t += 2_000_000_000
+            feed(&engine, count: 5) { device.hold(dt: 0.01) }
+            #expect(isPublishable(engine.current))
+            // Re-centring on: the jump is absorbed (stale input); off: the new pose shows at once.
+            let expected = recenter ? 0.0 : 30.0 / 90
+            #expect(abs(engine.current.y - expected) < 0.005, "recenter \(recenter): y \(engine.current.y)")
+        }
+    }
+
+    @Test func nanBurstsAndBackwardTimeThenRecovery() {
+        var engine = MotionEngine(settings: MotionSettings(recenter: false, directionalLock: false))
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        let t0 = device.t
+        for i in 0..<200 {
+            let s = device.hold(dt: 0.01)
+            let bad = i % 3 == 0 ? Vector3(.nan, .infinity, -.infinity) : s.accel!
+            let t = i % 7 == 0 ? t0 - 1_000_000_000 : s.t  // sometimes far in the past
+            let f = engine.update(Sample(t: t, accel: bad, gyro: i % 5 == 0 ? Vector3(1e9, 0, 0) : s.gyro))
+            #expect(isPublishable(engine.current))
+            if let f { #expect(isPublishable(f.offset)) }
+        }
+        feed(&engine, count: 40) { device.advance(rate: Vector3(0, 0.5, 0), dt: 0.01) }
+        #expect(abs(engine.current.x - 0.2 / (Double.pi / 2)) < 0.01)
+        #expect(abs(engine.attitude.norm - 1) < 1e-9)
+    }
+
     @Test func invalidSettingsFallBackToDefaults() {
         let s = MotionSettings(saturationAngle: 0, sensitivity: .nan, minimumChange: -1, maxGap: .infinity).validated()
         #expect(s.saturationAngle == MotionSettings.defaultSaturationAngle)

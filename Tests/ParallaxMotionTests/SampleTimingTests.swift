@@ -54,4 +54,49 @@ func wobbleOffsets(hz: Int, split: Bool = false, settings: MotionSettings = Moti
         let worst = zip(combined, split).map { max(abs($0.x - $1.x), abs($0.y - $1.y)) }.max()!
         #expect(worst < 0.01, "worst difference \(worst)")
     }
+
+    /// Worst tilt error (rad) of an engine fed the same 6 s wobble through `schedule`, which turns
+    /// a truth sample into the samples the engine sees.
+    func wobbleTiltError(seed: UInt64, _ schedule: (inout TestRandom, Sample) -> [Sample]) -> Double {
+        var engine = MotionEngine()
+        var device = SyntheticDevice.upright
+        var rng = TestRandom(seed: seed)
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        var worst = 0.0
+        var time = 0.0
+        for i in 0..<6000 {
+            // Truth at 1 kHz; the schedule decides what reaches the engine.
+            let s = device.advance(rate: wobble(time), dt: 0.001)
+            time += 0.001
+            for out in schedule(&rng, s) { _ = engine.update(out) }
+            if i % 10 == 0, i > 500 {
+                let up = engine.attitude.conjugate.rotate(.unitZ)
+                worst = max(worst, up.angle(to: -device.gravity))
+            }
+        }
+        return worst
+    }
+
+    @Test func jitterDuplicatesAndSeparateRatesKeepTheTilt() {
+        // Reference: a clean 100 Hz stream.
+        let clean = wobbleTiltError(seed: 1) { _, s in (s.t / 1_000_000) % 10 == 0 ? [s] : [] }
+        // Jitter: samples 2–18 ms apart at random; some duplicated (same timestamp, sent twice).
+        var next: Int64 = 0
+        let jittery = wobbleTiltError(seed: 2) { rng, s in
+            guard s.t >= next else { return [] }
+            next = s.t + 2_000_000 + Int64(rng.next() % 16_000_000)
+            return rng.next() % 4 == 0 ? [s, s] : [s]
+        }
+        // Separate sensors: gyroscope at 200 Hz, accelerometer at 50 Hz in their own samples.
+        let separate = wobbleTiltError(seed: 3) { _, s in
+            var out: [Sample] = []
+            if (s.t / 1_000_000) % 5 == 0 { out.append(Sample(t: s.t, gyro: s.gyro)) }
+            if (s.t / 1_000_000) % 20 == 0 { out.append(Sample(t: s.t, accel: s.accel)) }
+            return out
+        }
+        // Within one 100 Hz sample's rotation (≤ 1 rad/s × 10 ms ≈ 0.6°) of each other.
+        #expect(clean < 0.6 * degree, "clean \(clean / degree)°")
+        #expect(jittery < clean + 0.6 * degree, "jitter \(jittery / degree)°")
+        #expect(separate < clean + 0.6 * degree, "separate \(separate / degree)°")
+    }
 }

@@ -1,8 +1,13 @@
 """Start, readiness, hello, status, signals and the systemd notify protocol (DESIGN.md "systemd")."""
 import os
 import re
+import shutil
 import signal
+import socket
 import subprocess
+import threading
+
+import pytest
 
 import plx
 from helpers import describe, subscribe_ready
@@ -79,3 +84,196 @@ def test_version_flag_matches_hello(imu_daemon, parallaxd_bin):
     out = subprocess.run([parallaxd_bin, '--version'], capture_output=True, text=True, timeout=20)
     assert out.returncode == 0, out.stderr
     assert hello['version'] in out.stdout + out.stderr
+
+
+# --- systemd: notify, reload, shutdown, socket activation, journal ------------------------------------
+
+# How long the daemon gets to exit after SIGTERM in these tests (s).
+EXIT_TIMEOUT = 10
+
+
+def write_config(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def terminate(daemon):
+    """SIGTERM, wait for the exit, and return (exit code, notify messages up to the exit)."""
+    daemon.signal(signal.SIGTERM)
+    rc = daemon.proc.wait(EXIT_TIMEOUT)
+    # The last datagrams may still be in the receiver's queue: wait for STOPPING=1 briefly.
+    daemon.notify.wait_for(lambda m: m.get('STOPPING') == '1', 2)
+    return rc, daemon.notify_messages()
+
+
+def test_notify_sequence_ready_status_reloading_stopping(start_daemon, workdir):
+    conf = write_config(os.path.join(workdir, 'p.conf'), '[Motion]\nMode=attitude\n')
+    daemon = start_daemon(plx.bmi160(0), config=conf)
+    ready = daemon.wait_notify(lambda m: m.get('READY') == '1', 1)
+    assert ready['STATUS'].startswith('serving on ') and 'sensor ok' in ready['STATUS'], ready
+    assert ready.get('MAINPID') == str(daemon.pid)
+    since = daemon.notify.count()
+    daemon.signal(signal.SIGHUP)
+    reloading = daemon.wait_notify(lambda m: m.get('RELOADING') == '1', 5, since=since)
+    assert reloading is not None and reloading['MONOTONIC_USEC'].isdigit(), daemon.notify_messages()[since:]
+    after = daemon.wait_notify(lambda m: m.get('READY') == '1', 5, since=since)
+    assert after is not None and 'serving on' in after['STATUS']
+    rc, messages = terminate(daemon)
+    assert rc == 0, daemon.stderr_tail()
+    order = [k for m in messages for k in ('READY', 'RELOADING', 'STOPPING') if m.get(k) == '1']
+    assert order == ['READY', 'RELOADING', 'READY', 'STOPPING'], messages
+
+
+def test_reload_applies_a_good_config_without_dropping_clients(start_daemon, workdir):
+    conf = write_config(os.path.join(workdir, 'p.conf'), '[Access]\nPrivilegedMaxRate=120\nMaxRate=50\n')
+    daemon = start_daemon(plx.bmi160(0), config=conf)
+    c = daemon.connect()
+    subscribe_ready(c, settle=False)
+    write_config(conf, '[Access]\nPrivilegedMaxRate=90\nMaxRate=40\n[Motion]\nReduceMotion=yes\n')
+    daemon.signal(signal.SIGHUP)
+    state = c.wait_for(lambda o: o.get('type') == 'state' and o.get('reduce_motion') is True, 5)
+    assert state is not None, 'the reloaded ReduceMotion=yes did not reach the client; ' + describe(c)
+    assert not c.closed_by_server and c.status() is not None, 'a reload dropped the client'
+    expected = 90 if os.geteuid() == 0 else 40
+    assert daemon.connect().hello['max_rate'] == expected, 'new clients get the reloaded rate cap'
+    assert 'configuration reloaded' in daemon.stderr_text()
+
+
+def test_reload_refuses_a_bad_config_and_keeps_the_old_one(start_daemon, workdir):
+    conf = write_config(os.path.join(workdir, 'p.conf'), '[Access]\nPrivilegedMaxRate=120\nMaxRate=50\n')
+    daemon = start_daemon(plx.bmi160(0), config=conf)
+    c = daemon.connect()
+    subscribe_ready(c, settle=False)
+    write_config(conf, '[Access]\nPrivilegedMaxRate=77\n[Motion]\nMode=sideways\nReduceMotion=yes\n')
+    since = daemon.notify.count()
+    daemon.signal(signal.SIGHUP)
+    ready = daemon.wait_notify(lambda m: m.get('READY') == '1', 5, since=since)
+    assert ready is not None and 'reload refused' in ready.get('STATUS', ''), daemon.notify_messages()[since:]
+    log = daemon.stderr_text()
+    assert 'p.conf:4:' in log and 'reload refused' in log, log
+    assert re.search(r'^<3>.*reload refused', log, re.M), 'the refusal is logged as an error'
+    s = c.status()
+    assert s is not None and s['reduce_motion'] is False, 'a refused config must not apply in part'
+    expected = 120 if os.geteuid() == 0 else 50
+    assert daemon.connect().hello['max_rate'] == expected
+
+
+def test_sigterm_closes_clients_and_removes_the_socket(start_daemon):
+    daemon = start_daemon(plx.bmi160(0))
+    c = daemon.connect()
+    subscribe_ready(c, settle=False)
+    rc, messages = terminate(daemon)
+    assert rc == 0, daemon.stderr_tail()
+    assert any(m.get('STOPPING') == '1' for m in messages)
+    assert c.wait_closed(2), 'the subscriber was not disconnected'
+    assert not os.path.exists(daemon.socket_path), 'the socket file was left behind'
+    assert 'stopped' in daemon.stderr_text()
+
+
+def test_socket_activation_with_notify(parallaxd_bin, workdir, testbed):
+    """systemd-socket-activate holds the socket; the first client starts parallaxd (LISTEN_FDS=1);
+    the notify datagrams come to the test's own NOTIFY_SOCKET; SIGTERM ends it with 0 and the
+    socket, which the activator owns, stays."""
+    activate = shutil.which('systemd-socket-activate')
+    if activate is None:
+        pytest.skip('systemd-socket-activate missing (package systemd)')
+    testbed.add(plx.bmi160(0))
+    sock = os.path.join(workdir, 'activated.sock')
+    notify = plx.NotifySocket(os.path.join(workdir, 'notify.sock'))
+    env_args = []
+    for k, v in list(testbed.env().items()) + [('NOTIFY_SOCKET', notify.path), ('WATCHDOG_USEC', '1000000')]:
+        env_args += ['-E', '%s=%s' % (k, v)]
+    proc = subprocess.Popen([activate, '-l', sock] + env_args +
+                            [parallaxd_bin, '--config', '/dev/null', '--log-level', 'debug'],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    log, listening = [], threading.Event()
+
+    def drain():
+        for line in proc.stderr:
+            log.append(line.decode('utf-8', 'replace'))
+            if 'Listening on' in log[-1]:
+                listening.set()
+        listening.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    try:
+        assert listening.wait(10) and proc.poll() is None, ''.join(log)
+        assert notify.count() == 0, 'parallaxd started before anyone connected'
+        c = plx.Client(sock)
+        assert c.wait_hello(20) is not None, ''.join(log)
+        ready = notify.wait_for(lambda m: m.get('READY') == '1', 10)
+        assert ready is not None and 'socket from systemd' in ready.get('STATUS', ''), ready
+        assert notify.wait_for(lambda m: m.get('WATCHDOG') == '1', 3) is not None, 'no watchdog pings'
+        c.close()
+        proc.send_signal(signal.SIGTERM)  # the activator exec'd parallaxd: same pid
+        rc = proc.wait(EXIT_TIMEOUT)
+        assert notify.wait_for(lambda m: m.get('STOPPING') == '1', 2) is not None
+        assert rc == 0, ''.join(log)
+        assert os.path.exists(sock), 'parallaxd removed a socket that systemd owns'
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        notify.close()
+
+
+def test_stderr_lines_carry_priorities_and_log_level_filters(start_daemon):
+    daemon = start_daemon(plx.bmi160(0), log_level='notice')
+    daemon.connect().status()
+    lines = [l for l in daemon.stderr_text().splitlines() if l]
+    assert lines and all(re.match(r'^<[0-7]>', l) for l in lines), lines
+    assert all(int(l[1]) <= 5 for l in lines), 'info and debug lines despite --log-level notice: %r' % lines
+    assert any(l.startswith('<5>') and 'serving on' in l for l in lines)
+
+
+def test_journal_entries_when_stderr_is_the_journal(parallaxd_bin, workdir, testbed):
+    """With JOURNAL_STREAM naming its stderr, every message goes to journald's native socket as
+    a structured entry. The test's own datagram socket stands in for journald, bind-mounted over
+    /run/systemd/journal/socket in a private mount namespace."""
+    if os.geteuid() != 0:
+        pytest.skip('needs root for a private mount namespace')
+    if shutil.which('unshare') is None:
+        pytest.skip('unshare missing (package util-linux)')
+    testbed.add(plx.bmi160(0))
+    journal_dir = os.path.join(workdir, 'journal')
+    os.mkdir(journal_dir)
+    jsock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    jsock.bind(os.path.join(journal_dir, 'socket'))
+    jsock.settimeout(10)
+    notify = plx.NotifySocket(os.path.join(workdir, 'notify.sock'))
+    stderr_path = os.path.join(workdir, 'stderr')
+    # stderr is a file here; JOURNAL_STREAM names that file's device and inode, as systemd
+    # names the stream socket it connects.
+    script = ('mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal && touch /run/systemd/journal/socket && '
+              'mount --bind "$1/socket" /run/systemd/journal/socket && '
+              'st=$(stat -c "%d:%i" "$2") && JOURNAL_STREAM=$st exec "$3" --socket "$4" --config /dev/null --log-level debug')
+    env = dict(os.environ)
+    env.update(testbed.env())
+    env['NOTIFY_SOCKET'] = notify.path
+    with open(stderr_path, 'wb') as err:
+        proc = subprocess.Popen(['unshare', '--mount', 'sh', '-c', script, 'sh', journal_dir, stderr_path, parallaxd_bin,
+                                 os.path.join(workdir, 'j.sock')], env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=err)
+    try:
+        assert notify.wait_for(lambda m: m.get('READY') == '1', 20) is not None, open(stderr_path).read()
+        entries = []
+        while len(entries) < 3:
+            data = jsock.recv(65536).decode()
+            entries.append(dict(line.split('=', 1) for line in data.split('\n') if '=' in line))
+        serving = [e for e in entries if 'serving on' in e.get('MESSAGE', '')]
+        assert serving, entries
+        e = serving[0]
+        assert e['PRIORITY'] == '5' and e['SYSLOG_IDENTIFIER'] == 'parallaxd' and e['PARALLAXD_LOGGER'] == 'parallaxd'
+        assert e['CODE_FILE'].endswith('.swift') and e['CODE_LINE'].isdigit() and e['CODE_FUNC']
+        assert all(x['PRIORITY'] in '01234567' for x in entries)
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(EXIT_TIMEOUT) == 0
+        with open(stderr_path) as f:
+            assert 'serving on' not in f.read(), 'messages went to stderr as well as to the journal'
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        notify.close()
+        jsock.close()

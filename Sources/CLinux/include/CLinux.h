@@ -44,6 +44,13 @@ int plx_signalfd_read(int fd);
 /// Peer credentials of a connected Unix socket.
 int plx_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 
+/// Supplementary groups of the peer of a connected Unix socket (SO_PEERGROUPS, Linux ≥ 4.13),
+/// as they were at connect time. Returns the count (may exceed `max`: call again bigger), or -1.
+int plx_peer_groups(int fd, gid_t *groups, int max);
+
+/// The gid of a group name, or -1 if there is no such group.
+long plx_group_id(const char *name);
+
 int plx_set_nonblocking(int fd);
 int plx_set_cloexec(int fd);
 

@@ -1,0 +1,124 @@
+# parallaxd: build, install, uninstall (README.md "Install", docs/operations.md).
+#
+#   make                          release build, Swift runtime linked statically
+#   sudo make install             into /usr/local (binaries, units, udev rule, sysusers, man, completions)
+#   sudo make install-strip       the same with stripped binaries
+#   make install DESTDIR=/tmp/pkg PREFIX=/usr      staged, for a package
+#   make install BUILT_BINDIR=.build/debug          install binaries built elsewhere, skip the build
+#   sudo make uninstall           the same variables as install
+#   make completions              regenerate completions/ from the built binaries
+#
+# Paths the programs themselves use do not move with PREFIX: the config is /etc/parallaxd,
+# the socket /run/parallaxd, the calibration /var/lib/parallaxd.
+
+PREFIX       ?= /usr/local
+DESTDIR      ?=
+BINDIR       ?= $(PREFIX)/bin
+LIBDIR       ?= $(PREFIX)/lib
+DATADIR      ?= $(PREFIX)/share
+MANDIR       ?= $(DATADIR)/man
+DOCDIR       ?= $(DATADIR)/doc/parallaxd
+SYSCONFDIR   ?= /etc
+UNITDIR      ?= $(LIBDIR)/systemd/system
+UDEVRULESDIR ?= $(LIBDIR)/udev/rules.d
+SYSUSERSDIR  ?= $(LIBDIR)/sysusers.d
+HELPERDIR    ?= $(LIBDIR)/parallaxd
+BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR   ?= $(DATADIR)/zsh/vendor-completions
+FISHCOMPDIR  ?= $(DATADIR)/fish/vendor_completions.d
+
+SWIFT             ?= swift
+SCRATCH           ?= .build
+SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
+# Where the binaries are: the release build's bin directory unless given.
+BUILT_BINDIR      ?=
+BIN               := $(if $(BUILT_BINDIR),$(BUILT_BINDIR),$(SCRATCH)/release)
+
+INSTALL      ?= install
+# `make install-strip` passes -s here (about 30 MB → 16 MB per binary); packagers strip themselves.
+INSTALL_PROGRAM ?= $(INSTALL) -m 0755
+PROGRAMS     := parallaxd parallaxctl
+CONFIG_FILE  := $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf
+
+# Paths written into the installed units and udev rule, so they name where things really are.
+SUBSTITUTE = sed -e 's|/usr/bin/parallaxd|$(BINDIR)/parallaxd|g' \
+                 -e 's|/usr/lib/parallaxd/|$(HELPERDIR)/|g' \
+                 -e 's|file:///usr/share/doc/parallaxd/|file://$(DOCDIR)/|g'
+
+.PHONY: all build install install-strip install-files post-install uninstall completions clean
+
+all: build
+
+build:
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxd
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxctl
+
+install: $(if $(BUILT_BINDIR),,build)
+	$(MAKE) --no-print-directory install-files post-install
+
+install-files:
+	@for p in $(PROGRAMS); do test -x "$(BIN)/$$p" || { echo "make: $(BIN)/$$p is not built" >&2; exit 1; }; done
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(HELPERDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d
+	$(INSTALL_PROGRAM) $(BIN)/parallaxd $(BIN)/parallaxctl $(DESTDIR)$(BINDIR)/
+	$(SUBSTITUTE) systemd/parallaxd.service > $(DESTDIR)$(UNITDIR)/parallaxd.service
+	$(SUBSTITUTE) systemd/parallaxd.socket > $(DESTDIR)$(UNITDIR)/parallaxd.socket
+	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
+	chmod 0644 $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket \
+		$(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
+	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
+	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
+	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(DESTDIR)$(MANDIR)/man8/parallaxd.8
+	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
+	$(INSTALL) -m 0644 README.md docs/operations.md $(DESTDIR)$(DOCDIR)/
+	$(INSTALL) -m 0644 completions/parallaxd.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxd
+	$(INSTALL) -m 0644 completions/parallaxctl.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
+	$(INSTALL) -m 0644 completions/_parallaxd completions/_parallaxctl $(DESTDIR)$(ZSHCOMPDIR)/
+	$(INSTALL) -m 0644 completions/parallaxd.fish completions/parallaxctl.fish $(DESTDIR)$(FISHCOMPDIR)/
+	@# An administrator's edited config is never overwritten.
+	@if [ -e "$(CONFIG_FILE)" ]; then echo "keeping $(CONFIG_FILE)"; \
+	 else echo "$(INSTALL) -m 0644 config/parallaxd.conf $(CONFIG_FILE)"; $(INSTALL) -m 0644 config/parallaxd.conf "$(CONFIG_FILE)"; fi
+
+install-strip:
+	$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s -m 0755'
+
+# On the live system only (no DESTDIR): create the accounts, let udev and systemd see the new files.
+post-install:
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
+	  command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/parallaxd.conf; \
+	  [ -d /run/systemd/system ] && systemctl daemon-reload; \
+	  command -v udevadm >/dev/null && udevadm control --reload && udevadm trigger --subsystem-match=iio --action=add; \
+	  echo "installed; start it with: systemctl enable --now parallaxd.socket"; \
+	fi; true
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS))
+	rm -f $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket
+	rm -f $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
+	rm -f $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
+	rm -f $(DESTDIR)$(MANDIR)/man8/parallaxd.8 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/operations.md
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/parallaxd $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
+	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_parallaxd $(DESTDIR)$(ZSHCOMPDIR)/_parallaxctl
+	rm -f $(DESTDIR)$(FISHCOMPDIR)/parallaxd.fish $(DESTDIR)$(FISHCOMPDIR)/parallaxctl.fish
+	@# The config goes only if nobody changed it; the calibration in /var/lib/parallaxd stays.
+	@if [ -e "$(CONFIG_FILE)" ] && cmp -s config/parallaxd.conf "$(CONFIG_FILE)"; then rm -f "$(CONFIG_FILE)"; \
+	 elif [ -e "$(CONFIG_FILE)" ]; then echo "keeping the edited $(CONFIG_FILE)"; fi
+	-rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d \
+		$(DESTDIR)$(SYSCONFDIR)/parallaxd 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
+
+# The committed completion scripts, generated by swift-argument-parser from the binaries.
+completions:
+	@for p in $(PROGRAMS); do test -x "$(BIN)/$$p" || { echo "make: build first ($(BIN)/$$p)" >&2; exit 1; }; done
+	$(BIN)/parallaxd --generate-completion-script bash > completions/parallaxd.bash
+	$(BIN)/parallaxd --generate-completion-script zsh > completions/_parallaxd
+	$(BIN)/parallaxd --generate-completion-script fish > completions/parallaxd.fish
+	$(BIN)/parallaxctl --generate-completion-script bash > completions/parallaxctl.bash
+	$(BIN)/parallaxctl --generate-completion-script zsh > completions/_parallaxctl
+	$(BIN)/parallaxctl --generate-completion-script fish > completions/parallaxctl.fish
+
+clean:
+	$(SWIFT) package --scratch-path $(SCRATCH) clean

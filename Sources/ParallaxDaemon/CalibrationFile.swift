@@ -1,0 +1,153 @@
+import Glibc
+import ParallaxMotion
+
+/// The calibration file on disk (DESIGN.md "Config": INI with `[Gyroscope] Bias=bx, by, bz`):
+/// how a measurement is written as text, and how the file is replaced so that a crash at any
+/// moment leaves either the old file or the new one, never a torn one.
+enum CalibrationFile {
+    /// Permission bits of the file: nothing in it is secret, and `status` readers may look.
+    static let mode: mode_t = 0o644
+    /// Permission bits of a directory created for it (as systemd's StateDirectory= makes it).
+    static let directoryMode: mode_t = 0o755
+
+    /// The file's text. `sensors` names what was measured ("bmi160 (iio:device0)").
+    static func render(_ m: CalibrationMeasurement, sensors: String, writtenBy: String, now: time_t = time(nil)) -> String {
+        func triple(_ v: Vector3, _ decimals: Int) -> String { CalibrationFile.triple(v, decimals: decimals) }
+        let gyroDecimals = 6
+        let accelDecimals = 4
+        return """
+            # parallaxd calibration, written by \(writtenBy) at \(utcTimestamp(now)).
+            # The device lay still for \(fixed(m.seconds, decimals: 3)) s (\(m.samples) samples). Device frame: x to the right
+            # of the screen, y to its top, z toward the viewer. parallaxd subtracts [Gyroscope] Bias=
+            # from every gyroscope sample; the other values are measurements kept for reference.
+            # Run `parallaxd --calibrate` again to replace this file.
+
+            [Gyroscope]
+            # Reading at rest (rad/s), subtracted from every sample.
+            Bias=\(triple(m.gyroBias, gyroDecimals))
+            # Standard deviation at rest (rad/s).
+            Noise=\(triple(m.gyroNoise, gyroDecimals))
+
+            [Accelerometer]
+            # Mean at rest (m/s², direction of gravity): the neutral pose.
+            Mean=\(triple(m.accelMean, accelDecimals))
+            # Standard deviation at rest (m/s²).
+            Noise=\(triple(m.accelNoise, accelDecimals))
+            # |Mean| / 9.80665 - 1 (local gravity itself differs from standard gravity by up to 0.3 %).
+            ScaleError=\(fixed(m.accelScaleError, decimals: 5))
+
+            [Measurement]
+            Seconds=\(fixed(m.seconds, decimals: 3))
+            Samples=\(m.samples)
+            Sensors=\(sensors)
+
+            """
+    }
+
+    /// Why the file could not be replaced.
+    struct WriteError: Error, CustomStringConvertible {
+        let path: String
+        let step: String
+        let errno: Int32
+        var description: String { "cannot \(step) \(path): \(String(cString: strerror(errno)))" }
+    }
+
+    /// Replaces `path` with `text` atomically and durably: the text goes to a temporary file in
+    /// the same directory, is fsync'ed, renamed over `path`, and the directory is fsync'ed so the
+    /// rename itself survives a power cut. Readers see the old file or the new one, never a mix.
+    static func write(_ text: String, to path: String) -> Result<Void, WriteError> {
+        let (directory, name) = split(path)
+        if let error = makeDirectories(directory) { return .failure(error) }
+        let temporary = directory + "/." + name + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard fd >= 0 else { return .failure(WriteError(path: temporary, step: "create", errno: errno)) }
+        func fail(_ step: String, _ target: String) -> Result<Void, WriteError> {
+            let code = errno
+            unlink(temporary)
+            return .failure(WriteError(path: target, step: step, errno: code))
+        }
+        // fchmod: the service's UMask= must not make the file unreadable for the tools.
+        _ = fchmod(fd, mode)
+        var bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { close(fd); return fail("write", temporary) }
+            written += n
+        }
+        guard fsync(fd) == 0 else { close(fd); return fail("fsync", temporary) }
+        guard close(fd) == 0 else { return fail("close", temporary) }
+        guard rename(temporary, path) == 0 else { return fail("rename onto", path) }
+        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirFD >= 0 else { return .failure(WriteError(path: directory, step: "open", errno: errno)) }
+        defer { close(dirFD) }
+        guard fsync(dirFD) == 0 else { return .failure(WriteError(path: directory, step: "fsync", errno: errno)) }
+        return .success(())
+    }
+
+    /// Why `path` cannot be written, when that is clear before measuring (its directory exists
+    /// and is not writable for this process); nil when it looks writable or is yet to be created.
+    static func unwritable(_ path: String) -> WriteError? {
+        let (directory, _) = split(path)
+        var st = stat()
+        guard stat(directory, &st) == 0 else { return nil }
+        return access(directory, W_OK) == 0 ? nil : WriteError(path: directory, step: "write into", errno: errno)
+    }
+
+    /// (directory, file name); a bare name lives in ".".
+    static func split(_ path: String) -> (String, String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// mkdir -p; nil on success.
+    private static func makeDirectories(_ directory: String) -> WriteError? {
+        var st = stat()
+        if stat(directory, &st) == 0 { return nil }
+        let (parent, _) = split(directory)
+        if parent != directory, let error = makeDirectories(parent) { return error }
+        if mkdir(directory, directoryMode) != 0 && errno != EEXIST {
+            return WriteError(path: directory, step: "create the directory", errno: errno)
+        }
+        return nil
+    }
+
+    /// `x` with `decimals` places, rounded half away from zero, never "-0" (locale-independent,
+    /// no Foundation).
+    static func fixed(_ x: Double, decimals: Int) -> String {
+        guard x.isFinite else { return "0" }
+        let places = min(max(decimals, 0), maxDecimals)
+        var scale = 1.0
+        for _ in 0..<places { scale *= 10 }
+        let scaled = (x.magnitude * scale).rounded(.toNearestOrAwayFromZero)
+        guard scaled < 9e15 else { return x < 0 ? "-\(x.magnitude)" : "\(x)" }
+        let units = UInt64(scaled)
+        let divisor = UInt64(scale)
+        var text = x < 0 && units != 0 ? "-" : ""
+        text += String(units / divisor)
+        if places > 0 {
+            let fraction = String(units % divisor)
+            text += "." + String(repeating: "0", count: places - fraction.count) + fraction
+        }
+        return text
+    }
+
+    private static let maxDecimals = 9
+
+    /// "0.020235, -0.014910, 0.009585": a vector as the file and the logs write it.
+    static func triple(_ v: Vector3, decimals: Int) -> String {
+        "\(fixed(v.x, decimals: decimals)), \(fixed(v.y, decimals: decimals)), \(fixed(v.z, decimals: decimals))"
+    }
+
+    /// "2025-01-31T12:00:00Z".
+    static func utcTimestamp(_ t: time_t) -> String {
+        var time = t
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return "an unknown time" }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}

@@ -1,0 +1,187 @@
+"""The hub under load and abuse (issue "Publishing at scale"): demand-driven sensors with no idle
+wake-ups, stalled and vanishing clients, connection churn without leaks, limits. Real daemon,
+real sockets; motion comes from a bundled recording replayed as the sensor source."""
+import os
+import random
+import socket
+import struct
+import time
+
+import pytest
+
+import plx
+
+
+def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
+    """A device rocking about +X without pause: every sample moves the offset, so the hub always
+    has a fresh frame and per-client rates and gaps are measurable."""
+    import math
+    rows = []
+    w = 2 * math.pi / period_s
+    for i in range(int(seconds * rate_hz)):
+        t = i / rate_hz
+        angle = amplitude_deg * math.sin(w * t)
+        rate = math.radians(amplitude_deg) * w * math.cos(w * t)
+        rows.append(plx.Row(int(t * 1e9), plx.gravity_after_rotation((0.0, -9.80665, 0.0), 'x', angle),
+                            (rate, 0.0, 0.0)))
+    plx.write_trace(path, rows, ['rocking about +X, %g deg amplitude, %g s period' % (amplitude_deg, period_s)])
+    return 'replay:' + path
+
+
+@pytest.fixture
+def MOTION(workdir):
+    return rocking_trace(os.path.join(workdir, 'rocking.csv'))
+
+
+def config(workdir, text):
+    path = os.path.join(workdir, 'hub.conf')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def wait_until(pred, timeout, what):
+    """Polls a condition the daemon exposes only through /proc or its log."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return
+        time.sleep(0.02)
+    pytest.fail('timed out waiting for ' + what)
+
+
+def context_switches(pid):
+    """Voluntary + involuntary context switches of every thread: each wake-up adds one."""
+    total = 0
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith(('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches')):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def open_fds(pid):
+    return len(os.listdir('/proc/%d/fd' % pid))
+
+
+def rss_kib(pid):
+    with open('/proc/%d/status' % pid) as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1])
+
+
+def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_daemon, MOTION):
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=0.3\n'))
+    closing = lambda: daemon.stderr_text().count('closing sensors')
+    wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
+    before = context_switches(daemon.pid)
+    time.sleep(1.5)   # the measurement window itself: nothing may wake the daemon in it
+    assert context_switches(daemon.pid) - before == 0, 'an idle daemon woke up'
+    c = daemon.connect()
+    c.subscribe(rate=30)
+    assert c.wait_offset(lambda x, y: True, 5) is not None, 'sensors did not open for a subscriber'
+    c.request({'cmd': 'unsubscribe'}, 'unsubscribed')
+    wait_until(lambda: closing() >= 2, 5, 'the sensors to close after the last subscriber left')
+
+
+def test_a_stalled_client_is_disconnected_without_delaying_others(workdir, start_daemon, MOTION):
+    # MinimumChange=0: every sample is a frame, so the hub always has a fresh one to send.
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Daemon]\nStallTimeout=1\n[Motion]\nMinimumChange=0\n'))
+    stalled = socket.socket(socket.AF_UNIX)
+    stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    stalled.connect(daemon.socket_path)
+    stalled.sendall(b'{"cmd":"subscribe","rate":240}\n')
+    # Fill the stalled client's socket with a flood of status replies it never reads.
+    for _ in range(15):
+        stalled.sendall(b'{"cmd":"status"}\n' * 1)
+    healthy = daemon.connect()
+    healthy.subscribe(rate=60)
+    start = time.monotonic()
+    healthy.pump(2.5)
+    arrivals = [t for t, _ in healthy.frames if t >= start]
+    gaps = [b - a for a, b in zip(arrivals, arrivals[1:])]
+    assert len(arrivals) > 2.5 * 60 * 0.8, 'the healthy client got %d frames in 2.5 s at 60 Hz' % len(arrivals)
+    assert max(gaps) < 0.1, 'the healthy client waited %.3f s for a frame' % max(gaps)
+    wait_until(lambda: 'has not read for' in daemon.stderr_text(), 5, 'the stall to be logged')
+    stalled.settimeout(5)
+    data = b''
+    while True:   # the daemon closed it: reading drains what was queued, then EOF
+        chunk = stalled.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    stalled.close()
+
+
+def test_connection_churn_leaks_no_fds_or_memory(start_daemon, MOTION):
+    daemon = start_daemon(source=MOTION)
+    c = daemon.connect()
+    c.subscribe(rate=60)
+    def churn(n):
+        for i in range(n):
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(daemon.socket_path)
+            if i % 3 == 0:
+                s.sendall(b'{"cmd":"subscribe","rate":60}\n')
+            if i % 7 == 0:
+                # Vanish with unread data and an RST instead of a FIN.
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack('ii', 1, 0))
+            s.close()
+    churn(1000)   # warm up allocator pools before measuring
+    status = c.request({'cmd': 'status'}, 'status')
+    fds, rss = open_fds(daemon.pid), rss_kib(daemon.pid)
+    churn(10000)
+    status = c.request({'cmd': 'status'}, 'status')
+    assert status['type'] == 'status' and status['clients'] == 1, status
+    assert open_fds(daemon.pid) == fds, 'fds leaked over 10,000 connections'
+    assert rss_kib(daemon.pid) - rss < 2048, 'RSS grew %d KiB over 10,000 connections' % (rss_kib(daemon.pid) - rss)
+    assert c.wait_offset(lambda x, y: True, 5) is not None, 'the subscriber stopped getting frames'
+
+
+def test_hostile_bytes_never_take_the_daemon_down(start_daemon, MOTION):
+    daemon = start_daemon(source=MOTION)
+    rng = random.Random(1234)
+    payloads = [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 3000))) for _ in range(150)]
+    payloads += [b'\xff\xfe{"cmd":"status"}\n', b'{"cmd":"sub', b'{"cmd":"status","x":"\xc3\x28"}\n',
+                 b'{' * 5000 + b'\n', b'"' * 1500, b'\n' * 500, b'{"cmd":"subscribe","rate":1e308}\n',
+                 b'{"cmd":"subscribe","rotation":45}\n', b'[1,2,3]\n', b'null\n', b'{"cmd":null}\n']
+    for p in payloads:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(daemon.socket_path)
+        try:
+            s.sendall(p)
+        except OSError:
+            pass   # the daemon may already have closed an abusive connection
+        s.close()
+    c = daemon.connect()
+    c.subscribe(rate=30)
+    assert c.request({'cmd': 'status'}, 'status')['type'] == 'status'
+    assert c.wait_offset(lambda x, y: True, 5) is not None
+
+
+def test_limits_on_clients_and_command_rate(workdir, start_daemon, MOTION):
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Daemon]\nMaxClients=3\nCommandRate=5\n'))
+    clients = [daemon.connect() for _ in range(3)]
+    extra = socket.socket(socket.AF_UNIX)
+    extra.settimeout(5)
+    extra.connect(daemon.socket_path)
+    data = b''
+    while True:
+        chunk = extra.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    assert b'"code":"unavailable"' in data and b'too many clients' in data, data
+    c = clients[0]
+    mark = c.mark()
+    c.send(b'{"cmd":"status"}\n' * 12)
+    c.pump(1.0)
+    replies = [o for o in c.objects[mark:] if o['type'] in ('status', 'error')]
+    errors = [o for o in replies if o['type'] == 'error']
+    assert len(replies) == 12
+    assert 4 <= len(errors) <= 8 and all('per second' in e['message'] for e in errors), replies

@@ -1,0 +1,167 @@
+"""`make install` / `make uninstall` with PREFIX and DESTDIR, the man pages and the completions.
+
+The tests install the binaries under test (BUILT_BINDIR= skips the release build, which takes
+minutes); the tree, the paths written into the units and the udev rule, and the config handling
+are the same as with the full `make install`."""
+import filecmp
+import os
+import re
+import shutil
+import stat
+import subprocess
+
+import pytest
+
+import plx
+
+MAKE = shutil.which('make')
+
+
+def make(*args, check=True):
+    if MAKE is None:
+        pytest.skip('make missing')
+    out = subprocess.run([MAKE, '-C', plx.REPO_ROOT, '--no-print-directory'] + list(args),
+                         capture_output=True, text=True, timeout=120)
+    if check:
+        assert out.returncode == 0, out.stdout + out.stderr
+    return out
+
+
+@pytest.fixture
+def bin_dir(parallaxd_bin, parallaxctl_bin):
+    if os.path.dirname(parallaxd_bin) != os.path.dirname(parallaxctl_bin):
+        pytest.skip('parallaxd and parallaxctl are not in one directory')
+    return os.path.dirname(parallaxd_bin)
+
+
+def tree(root):
+    """{relative path: mode} of every file and symlink under root."""
+    out = {}
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            out[os.path.relpath(path, root)] = stat.S_IMODE(os.lstat(path).st_mode)
+    return out
+
+
+def expected_tree(prefix):
+    p = prefix.lstrip('/')
+    return {
+        '%s/bin/parallaxd' % p: 0o755,
+        '%s/bin/parallaxctl' % p: 0o755,
+        '%s/lib/systemd/system/parallaxd.service' % p: 0o644,
+        '%s/lib/systemd/system/parallaxd.socket' % p: 0o644,
+        '%s/lib/udev/rules.d/61-parallaxd.rules' % p: 0o644,
+        '%s/lib/sysusers.d/parallaxd.conf' % p: 0o644,
+        '%s/lib/parallaxd/parallaxd-iio-access' % p: 0o755,
+        '%s/share/man/man8/parallaxd.8' % p: 0o644,
+        '%s/share/man/man1/parallaxctl.1' % p: 0o644,
+        '%s/share/doc/parallaxd/README.md' % p: 0o644,
+        '%s/share/doc/parallaxd/operations.md' % p: 0o644,
+        '%s/share/bash-completion/completions/parallaxd' % p: 0o644,
+        '%s/share/bash-completion/completions/parallaxctl' % p: 0o644,
+        '%s/share/zsh/vendor-completions/_parallaxd' % p: 0o644,
+        '%s/share/zsh/vendor-completions/_parallaxctl' % p: 0o644,
+        '%s/share/fish/vendor_completions.d/parallaxd.fish' % p: 0o644,
+        '%s/share/fish/vendor_completions.d/parallaxctl.fish' % p: 0o644,
+        'etc/parallaxd/parallaxd.conf': 0o644,
+    }
+
+
+@pytest.mark.parametrize('prefix', ['/usr', '/usr/local'])
+def test_make_install_destdir_tree(workdir, bin_dir, prefix):
+    dest = os.path.join(workdir, 'dest')
+    make('install', 'DESTDIR=' + dest, 'PREFIX=' + prefix, 'BUILT_BINDIR=' + bin_dir)
+    assert tree(dest) == expected_tree(prefix)
+    assert os.path.isdir(os.path.join(dest, 'etc/parallaxd/parallaxd.conf.d'))
+    # The units and the rule name where things were installed.
+    with open(os.path.join(dest, prefix.lstrip('/'), 'lib/systemd/system/parallaxd.service')) as f:
+        unit = f.read()
+    assert 'ExecStart=%s/bin/parallaxd\n' % prefix in unit
+    assert 'file://%s/share/doc/parallaxd/README.md' % prefix in unit
+    with open(os.path.join(dest, prefix.lstrip('/'), 'lib/udev/rules.d/61-parallaxd.rules')) as f:
+        assert 'RUN+="%s/lib/parallaxd/parallaxd-iio-access ' % prefix in f.read()
+    assert filecmp.cmp(os.path.join(dest, 'etc/parallaxd/parallaxd.conf'),
+                       os.path.join(plx.REPO_ROOT, 'config/parallaxd.conf'), shallow=False)
+    # The installed programs run.
+    out = subprocess.run([os.path.join(dest, prefix.lstrip('/'), 'bin/parallaxd'), '--version'],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and 'parallaxd' in out.stdout
+
+
+def test_installed_units_verify(workdir, bin_dir):
+    """The installed tree is a root systemd-analyze accepts (with the standard targets added)."""
+    tool = shutil.which('systemd-analyze')
+    if tool is None:
+        pytest.skip('systemd-analyze missing')
+    dest = os.path.join(workdir, 'dest')
+    make('install', 'DESTDIR=' + dest, 'PREFIX=/usr', 'BUILT_BINDIR=' + bin_dir)
+    unit_dir = os.path.join(dest, 'usr/lib/systemd/system')
+    for name in os.listdir('/lib/systemd/system'):
+        src = os.path.join('/lib/systemd/system', name)
+        if name.endswith(('.target', '.slice')) and os.path.isfile(src):
+            shutil.copy(src, unit_dir)
+    os.makedirs(os.path.join(dest, 'bin'))
+    shutil.copy(shutil.which('kill') or '/bin/kill', os.path.join(dest, 'bin/kill'))
+    out = subprocess.run([tool, 'verify', '--man=no', '--root=' + dest, 'parallaxd.service', 'parallaxd.socket'],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and not (out.stdout + out.stderr).strip(), out.stdout + out.stderr
+
+
+def test_install_keeps_an_edited_config_and_uninstall_cleans_up(workdir, bin_dir):
+    dest = os.path.join(workdir, 'dest')
+    args = ['DESTDIR=' + dest, 'PREFIX=/usr', 'BUILT_BINDIR=' + bin_dir]
+    make('install', *args)
+    conf = os.path.join(dest, 'etc/parallaxd/parallaxd.conf')
+    with open(conf, 'a') as f:
+        f.write('[Motion]\nMode=rate\n')
+    out = make('install', *args)
+    assert 'keeping' in out.stdout
+    with open(conf) as f:
+        assert 'Mode=rate' in f.read(), 'a reinstall overwrote the administrator\'s config'
+    make('uninstall', *args)
+    assert tree(dest) == {'etc/parallaxd/parallaxd.conf': 0o644}, 'uninstall left files behind or took the edited config'
+    os.unlink(conf)
+    make('install', *args)
+    make('uninstall', *args)
+    assert tree(dest) == {}, 'an unchanged config is removed with the rest'
+
+
+def test_install_without_binaries_fails_clearly(workdir):
+    out = make('install-files', 'DESTDIR=' + os.path.join(workdir, 'dest'), 'BUILT_BINDIR=' + workdir, check=False)
+    assert out.returncode != 0 and 'is not built' in out.stderr
+
+
+@pytest.mark.parametrize('page', ['parallaxd.8', 'parallaxctl.1'])
+def test_man_pages_render_without_warnings(page):
+    groff = shutil.which('groff')
+    if groff is None:
+        pytest.skip('groff missing')
+    path = os.path.join(plx.REPO_ROOT, 'docs/man', page)
+    out = subprocess.run([groff, '-man', '-ww', '-z', path], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0 and out.stderr == '', out.stderr
+    text = subprocess.run([groff, '-man', '-Tutf8', '-P-cbou', path], capture_output=True, text=True, timeout=30).stdout
+    for section in ('NAME', 'SYNOPSIS', 'DESCRIPTION', 'EXIT STATUS', 'SEE ALSO'):
+        assert section in text
+
+
+def test_man_page_documents_every_option(parallaxd_bin):
+    """Every option of `parallaxd --help` appears in parallaxd(8)."""
+    helptext = subprocess.run([parallaxd_bin, '--help'], capture_output=True, text=True, timeout=30).stdout
+    options = set(re.findall(r'--[a-z][a-z-]*', helptext)) - {'--help'}
+    with open(os.path.join(plx.REPO_ROOT, 'docs/man/parallaxd.8')) as f:
+        page = f.read().replace('\\-', '-')
+    missing = sorted(o for o in options if o not in page)
+    assert not missing, 'parallaxd(8) does not mention %s' % missing
+
+
+@pytest.mark.parametrize('program,shell,name', [
+    (p, s, n) for p in ('parallaxd', 'parallaxctl')
+    for s, n in (('bash', '%s.bash'), ('zsh', '_%s'), ('fish', '%s.fish'))])
+def test_committed_completions_match_the_binaries(bin_dir, program, shell, name):
+    """completions/ is generated by `make completions`; it must follow the options."""
+    generated = subprocess.run([os.path.join(bin_dir, program), '--generate-completion-script', shell],
+                               capture_output=True, text=True, timeout=30)
+    assert generated.returncode == 0
+    with open(os.path.join(plx.REPO_ROOT, 'completions', name % program)) as f:
+        assert f.read() == generated.stdout, 'completions/%s is stale: run `make completions`' % (name % program)
