@@ -48,10 +48,9 @@ let package = Package(
 
         .executableTarget(
             name: "parallaxd",
-            dependencies: [
-                "ParallaxDaemon",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]),
+            // No swift-argument-parser: it would bring FoundationEssentials into the resident
+            // daemon (≈2.4 MB RSS); see DaemonCommandLine.swift.
+            dependencies: ["ParallaxDaemon"]),
         .executableTarget(
             name: "parallaxctl",
             dependencies: [

@@ -10,7 +10,7 @@ public enum DaemonMain {
     /// sysexits(3): service unavailable (cannot bind, another daemon running).
     public static let exitUnavailable: Int32 = 69
 
-    public struct Options: Sendable {
+    public struct Options: Sendable, Equatable {
         public var configPath: String?
         public var socket: String?
         public var source: String?
@@ -99,6 +99,12 @@ public enum DaemonMain {
         let environment = getenv("PARALLAXD_SOCKET").map { String(cString: $0) } ?? ""
         let socket = options.socket ?? (environment.isEmpty ? config.socketPath : environment)
         return CalibrationCommand.run(config: config, socketPath: socket, seconds: seconds)
+    }
+
+    /// A line on stdout (one write(2); no stdio buffering to flush at exit).
+    public static func printOutput(_ text: String) {
+        var bytes = Array((text + "\n").utf8)
+        _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     }
 
     public static func printError(_ text: String) {

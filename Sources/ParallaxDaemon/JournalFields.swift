@@ -2,42 +2,13 @@ import CSystemd
 import Glibc
 import Logging
 
-/// Log entries as structured journal records (sd_journal_sendv), used when stderr is connected
-/// to the journal (systemd sets JOURNAL_STREAM for a service whose output goes there).
-///
-/// Why not just `<N>` lines on stderr: a record keeps its fields. `journalctl -u parallaxd
-/// PARALLAXD_LOGGER=parallaxd.sensors` or `-o verbose` then show which part logged it, the
-/// source line, and every metadata key as a field of its own, and multi-line messages stay one
-/// entry.
-struct JournalLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
-    let label: String
-
-    var logLevel: Logger.Level {
-        get { DaemonLogLevel.level }
-        set { DaemonLogLevel.level = newValue }
-    }
-
-    init(label: String) {
-        self.label = label
-    }
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-        let fields = JournalFields.record(
-            message: "\(event.message)", priority: StderrLogHandler.syslogPriority(event.level), logger: label,
-            metadata: merged.mapValues { "\($0)" }, file: event.file, line: event.line, function: event.function)
-        if !JournalFields.send(fields) {
-            // journald went away (restarting): the stream on stderr still reaches it.
-            StderrLogHandler(label: label).log(event: event)
-        }
-    }
-}
+// Structured journal records for DaemonLogHandler when stderr is connected to the journal
+// (systemd sets JOURNAL_STREAM for a service whose output goes there).
+//
+// Why not just `<N>` lines on stderr: a record keeps its fields. `journalctl -u parallaxd
+// PARALLAXD_LOGGER=parallaxd.sensors` or `-o verbose` then show which part logged it, the
+// source line, and every metadata key as a field of its own, and multi-line messages stay one
+// entry.
 
 /// Building and sending journal records; separate from the handler so tests can check fields.
 enum JournalFields {

@@ -16,28 +16,29 @@ public enum DaemonLogLevel {
     /// when stderr is the journal's stream (a systemd service), else `<N>` lines on stderr.
     public static func bootstrap(level: Logger.Level) {
         self.level = level
-        if JournalStream.isJournal(fd: STDERR_FILENO) {
-            LoggingSystem.bootstrap { JournalLogHandler(label: $0) }
-        } else {
-            LoggingSystem.bootstrap { StderrLogHandler(label: $0) }
-        }
+        let journal = JournalStream.isJournal(fd: STDERR_FILENO)
+        LoggingSystem.bootstrap { DaemonLogHandler(label: $0, journal: journal) }
     }
 }
 
-/// Log lines on stderr with sd-daemon priority prefixes (`<3>error…`): journald turns the prefix
-/// into the entry's priority when stderr is a journal stream, and a terminal still reads well.
-/// One `write(2)` per line so lines from the capture thread and the loop never interleave.
-struct StderrLogHandler: LogHandler {
+/// The daemon's log handler: structured journal records (JournalFields) when stderr is the
+/// journal, otherwise lines on stderr with sd-daemon priority prefixes (`<3>error…`), which
+/// journald also understands and a terminal still reads well. One `write(2)` per line so lines
+/// from the capture thread and the loop never interleave.
+struct DaemonLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     let label: String
+    /// Send journal records (true) or write stderr lines (false).
+    let journal: Bool
 
     var logLevel: Logger.Level {
         get { DaemonLogLevel.level }
         set { DaemonLogLevel.level = newValue }
     }
 
-    init(label: String) {
+    init(label: String, journal: Bool = false) {
         self.label = label
+        self.journal = journal
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -46,8 +47,15 @@ struct StderrLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = "<\(Self.syslogPriority(event.level))>\(event.message)"
         let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        if journal {
+            let fields = JournalFields.record(
+                message: "\(event.message)", priority: Self.syslogPriority(event.level), logger: label,
+                metadata: merged.mapValues { "\($0)" }, file: event.file, line: event.line, function: event.function)
+            // journald went away (restarting): the stream on stderr still reaches it.
+            if JournalFields.send(fields) { return }
+        }
+        var line = "<\(Self.syslogPriority(event.level))>\(event.message)"
         if !merged.isEmpty {
             line += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
