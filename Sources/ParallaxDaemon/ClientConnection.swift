@@ -49,6 +49,9 @@ final class ClientConnection {
     var subscription: Subscription?
     /// Bad lines so far; too many closes the connection.
     var strikes = 0
+    /// Seq of the last frame sent on this connection (0: none yet). It outlives subscriptions, so
+    /// re-subscribing never repeats a frame: `seq` only grows on a connection.
+    var lastSentSeq: UInt64 = 0
     private(set) var isClosed = false
     /// Since when (monotonic ns) output has been waiting for the client to read; nil when drained.
     private(set) var blockedSince: Int64?
@@ -136,8 +139,6 @@ struct Subscription {
     /// Hz, after the client's cap.
     var rate: Int
     var rotation: DisplayRotation
-    /// Seq of the last frame sent to this client (0: none yet).
-    var lastSentSeq: UInt64 = 0
     /// Earliest monotonic time (ns) the next frame may go out, from the subscribed rate.
     var nextDue: Int64 = 0
 

@@ -29,12 +29,18 @@ extension Daemon {
             let cap = maxRate(for: client)
             let effective = min(cap, max(1, Int((rate ?? Self.defaultSubscribeRate).rounded())))
             let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
-            let wasSubscribed = client.subscription != nil
+            let previous = client.subscription
+            let wasSubscribed = previous != nil
             client.subscription = Subscription(rate: effective, rotation: rotation)
             hub.add(client)
             write(ServerMessage.subscribed(rate: effective, rotation: rotation.rawValue, id: id).encode(), to: client)
             write(stateLine(), to: client)
-            hub.sendLatest(to: client)
+            supervisor.pump()   // batched samples first: the newcomer gets the current offset
+            if let previous, previous.rotation != rotation {
+                hub.republishLatest()
+            } else {
+                hub.sendLatest(to: client)
+            }
             if !wasSubscribed { updateDemand() }
         case .unsubscribe:
             let wasSubscribed = client.subscription != nil

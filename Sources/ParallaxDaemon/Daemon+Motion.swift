@@ -1,3 +1,4 @@
+import CLinux
 import ParallaxMotion
 
 /// Samples → engine → hub.
@@ -9,6 +10,17 @@ extension Daemon {
         let sample = calibration?.corrected(sample) ?? sample
         guard let frame = engine.update(sample) else { return }
         frameTimes.record(frame.t)
-        hub.publish(t: frame.t, offset: frame.offset)
+        hub.publish(t: frame.t, offset: frame.offset, deliver: false)
+    }
+
+    /// Longest a batch of samples waits when no subscriber is due soon (ns): calibration progress
+    /// and the status report's rates stay current, at 10 wake-ups a second.
+    static let maxSampleBatch: Int64 = 100_000_000
+
+    /// When the loop next needs fresh samples: a subscriber's due time (0: now, every sample).
+    func nextSampleNeed() -> Int64 {
+        let now = plx_monotonic_ns()
+        guard let due = hub.earliestDue else { return now + Self.maxSampleBatch }
+        return due <= now ? 0 : min(due, now + Self.maxSampleBatch)
     }
 }

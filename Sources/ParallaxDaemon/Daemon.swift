@@ -51,6 +51,8 @@ public final class Daemon {
                                     source: config.source.description,
                                     factory: makeFactory(config), linger: config.linger)
         supervisor.onSample = { [unowned self] sample in self.handle(sample) }
+        supervisor.nextSampleNeed = { [unowned self] in self.nextSampleNeed() }
+        supervisor.onBatchEnd = { [unowned self] in self.hub.deliver() }
         supervisor.onOpened = { [unowned self] in self.engine.reset() }
         supervisor.onStateChange = { [unowned self] state in
             self.logger.info("sensor state: \(state.rawValue)")

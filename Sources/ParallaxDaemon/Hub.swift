@@ -33,11 +33,18 @@ final class Hub {
 
     var count: Int { subscribers.count }
 
+    /// The earliest time (monotonic ns) a subscriber may take its next frame; nil without subscribers.
+    var earliestDue: Int64? {
+        subscribers.values.lazy.compactMap { $0.subscription?.nextDue }.min()
+    }
+
     func add(_ client: ClientConnection) { subscribers[client.id] = client }
     func remove(_ client: ClientConnection) { subscribers[client.id] = nil }
 
-    /// A new offset from the engine (or the single (0, 0) frame of reduce motion).
-    func publish(t: Int64, offset: ViewerOffset) {
+    /// A new offset from the engine (or the single (0, 0) frame of reduce motion). With
+    /// `deliver: false` it only becomes the latest frame; `deliver()` sends it (the loop takes
+    /// samples in batches, and only the batch's newest frame should go out).
+    func publish(t: Int64, offset: ViewerOffset, deliver: Bool = true) {
         let now = plx_monotonic_ns()
         if lastPublish > 0 {
             // A long pause (the device rested) says nothing about the input rate: cap it.
@@ -49,13 +56,26 @@ final class Hub {
         latest = (seq, t, offset)
         encoded.removeAll(keepingCapacity: true)
         framesPublished += 1
+        if deliver { deliverAll() }
+    }
+
+    /// The latest offset again under a new seq (same t): a client that changed its display
+    /// rotation needs the current offset in its new axes, and seq must still only grow.
+    func republishLatest() {
+        guard let latest else { return }
+        publish(t: latest.t, offset: latest.offset)
+    }
+
+    /// Sends the latest frame to every subscriber that is due for it.
+    func deliver() {
         deliverAll()
     }
 
     /// Sends the newest frame to one client now, whatever its rate (on subscribe, so a client
     /// learns where the layers belong without waiting for the device to move).
     func sendLatest(to client: ClientConnection) {
-        guard let latest, client.subscription != nil else { return }
+        // (Draining a batch just before may already have delivered it: never send a frame twice.)
+        guard let latest, client.subscription != nil, client.lastSentSeq < latest.seq else { return }
         send(latest, to: client, now: plx_monotonic_ns())
     }
 
@@ -86,7 +106,7 @@ final class Hub {
     /// one already waiting (up to a sample period old). The timer is only the fallback for when
     /// input stops (the device came to rest), so the final position still arrives.
     private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
-        guard let latest, let sub = client.subscription, sub.lastSentSeq < latest.seq else { return nil }
+        guard let latest, let sub = client.subscription, client.lastSentSeq < latest.seq else { return nil }
         guard client.isDrained else { return nil }     // retried from clientDrained
         if now < sub.nextDue {
             let wait = min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
@@ -107,11 +127,15 @@ final class Hub {
             line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y).encode()
             encoded[key] = line
         }
-        sub.lastSentSeq = frame.seq
-        // Due times advance by whole intervals, so the long-run rate is the subscribed one even
-        // though each send waits for a fresh frame; never closer than half an interval (no bursts
-        // after a pause).
-        sub.nextDue = max(sub.nextDue + sub.interval, now + sub.interval / 2)
+        client.lastSentSeq = frame.seq
+        // Due times lie on a grid shared by every subscriber of the same rate (multiples of the
+        // interval on the monotonic clock), so they fall due together and one wake-up of the loop
+        // serves them all; the long-run rate is the subscribed one, never closer than half an
+        // interval (no bursts after a pause).
+        let interval = sub.interval
+        var next = (now / interval + 1) * interval
+        if next - now < interval / 2 { next += interval }
+        sub.nextDue = next
         client.subscription = sub
         transmit(client, line)
     }

@@ -22,6 +22,10 @@ final class Supervisor {
     var onStateChange: (SensorState) -> Void = { _ in }
     /// Called once, when the first open attempt has an outcome (opened, failed or ended).
     var onFirstOutcome: (() -> Void)?
+    /// When (monotonic ns) the daemon next needs fresh samples; until then they are batched.
+    var nextSampleNeed: () -> Int64 = { 0 }
+    /// After each batch of samples (the newest frame can go out now).
+    var onBatchEnd: () -> Void = {}
 
     private let loop: EventLoop
     private let logger: Logger
@@ -114,9 +118,18 @@ final class Supervisor {
         sampleTimes = RateMeter()
     }
 
+    /// Takes queued samples now (a new subscriber wants the current offset, not a batch old one).
+    func pump() {
+        drain()
+    }
+
     private func drain() {
         _ = plx_eventfd_drain(wakeFD)
         guard let capture else { return }
+        defer {
+            onBatchEnd()
+            self.capture?.wakeForSamples(after: nextSampleNeed())
+        }
         let (events, dropped) = capture.events()
         if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }
         for event in events {

@@ -24,10 +24,14 @@ public final class SensorCapture: Sendable {
     private struct Shared {
         var events: [Event] = []
         var dropped = 0
+        /// The loop has been woken and has not drained yet: no second wake is needed.
+        var wakePending = false
     }
 
     private let shared = Mutex(Shared())
     private let stopping = Atomic<Bool>(false)
+    /// Monotonic time (ns) before which samples need not wake the loop (see `wakeForSamples`).
+    private let sampleWakeTime = Atomic<Int64>(0)
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     private let wake: @Sendable () -> Void
@@ -77,22 +81,39 @@ public final class SensorCapture: Sendable {
     /// Takes every queued event (oldest first) and the count of samples dropped since last time.
     public func events() -> (events: [Event], dropped: Int) {
         shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true); s.dropped = 0 }
+            defer { s.events.removeAll(keepingCapacity: true); s.dropped = 0; s.wakePending = false }
             return (s.events, s.dropped)
         }
     }
 
+    /// Samples taken before `time` (monotonic ns) are queued without waking the loop; the first
+    /// one at or after it wakes the loop, which then takes the whole batch. Other events always
+    /// wake it.
+    ///
+    /// Why: the loop only needs samples when a subscriber is due for a frame (30–60 Hz), while
+    /// sensors deliver 100–200 Hz. Waking it for every sample doubled the daemon's wake-ups; the
+    /// engine integrates the batch in order, so nothing is lost, and the sample that wakes the
+    /// loop is the fresh one the due subscriber gets, so latency does not grow.
+    public func wakeForSamples(after time: Int64) {
+        sampleWakeTime.store(time, ordering: .relaxed)
+    }
+
     private func post(_ event: Event) {
-        let first = shared.withLock { s -> Bool in
+        let isSample: Bool
+        if case .sample = event { isSample = true } else { isSample = false }
+        let due = !isSample || MonotonicClock.now() >= sampleWakeTime.load(ordering: .relaxed)
+        let mustWake = shared.withLock { s -> Bool in
             if s.events.count >= Self.queueLimit, case .sample = s.events[0] {
                 s.events.removeFirst()
                 s.dropped += 1
             }
             s.events.append(event)
-            return s.events.count == 1
+            // One wake per batch: the loop drains everything it finds.
+            guard due, !s.wakePending else { return false }
+            s.wakePending = true
+            return true
         }
-        // One wake per batch: the loop drains everything it finds.
-        if first { wake() }
+        if mustWake { wake() }
     }
 
     private func run() {

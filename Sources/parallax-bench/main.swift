@@ -248,7 +248,8 @@ let dir = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $
 let tracePath = dir + "/rocking.csv"
 writeFile(tracePath, rockingTrace(seconds: 20, rate: options.inputRate))
 let configPath = dir + "/bench.conf"
-writeFile(configPath, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n")
+// MinimumChange=0: every sample is a frame, so each subscriber really gets its full 60 Hz.
+writeFile(configPath, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=0\n")
 
 print("parallax-bench: \(options.daemon), input \(Int(options.inputRate)) Hz (replayed), subscribers at \(options.rate) Hz")
 print("")

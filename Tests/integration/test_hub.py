@@ -10,6 +10,7 @@ import time
 import pytest
 
 import plx
+from helpers import tilt_x
 
 
 def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
@@ -185,3 +186,30 @@ def test_limits_on_clients_and_command_rate(workdir, start_daemon, MOTION):
     errors = [o for o in replies if o['type'] == 'error']
     assert len(replies) == 12
     assert 4 <= len(errors) <= 8 and all('per second' in e['message'] for e in errors), replies
+
+
+def test_resubscribing_never_repeats_a_seq_and_a_new_rotation_gets_the_current_offset(start_daemon, testbed):
+    dev = plx.bmi160(0)
+    daemon = start_daemon(dev)
+    c = daemon.connect()
+    c.subscribe(rate=60)
+    # Tilt +20° about X and hold it: y > 0, and the device is still afterwards.
+    tilt_x(testbed, dev, dev, 20.0)
+    tilted = c.wait_offset(lambda x, y: y > 0.1, 5)
+    assert tilted is not None, 'no offset for the tilt'
+    c.pump(0.5)
+    last = c.latest
+    # Same rotation again: nothing new to say, and certainly not the same seq twice.
+    c.subscribe(rate=30)
+    c.request({'cmd': 'unsubscribe'}, 'unsubscribed')
+    c.subscribe(rate=60)
+    c.pump(0.3)
+    seqs = [o['seq'] for _, o in c.frames]
+    assert seqs == sorted(set(seqs)), 'a seq was repeated or went back: %s' % seqs[-10:]
+    # A new display rotation: the current offset comes at once, in the new axes (90: (y, -x)).
+    mark = c.mark()
+    c.subscribe(rate=60, rotation=90)
+    rotated = c.wait_for(lambda o: o.get('type') == 'offset', 2, since=mark)
+    assert rotated is not None, 'no frame after changing rotation on a still device'
+    assert rotated['seq'] > last['seq']
+    assert abs(rotated['x'] - c.frames[-2][1]['y']) < 0.05 and rotated['x'] > 0.1, rotated
