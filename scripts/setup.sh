@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   locales pkg-config libiio-dev libiio-utils iiod libsystemd-dev libinih-dev systemd
-  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest iproute2 udev make
+  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest python3-pip iproute2 udev make
 )
 
 missing=()

@@ -16,13 +16,13 @@ echo "== fuzzing the protocol command parser (libFuzzer, 60 s)"
 # Test oracles from PyPI (real recordings with reference attitudes); a local folder, never the system.
 ORACLES="$PARALLAX_ROOT/.build-oracles"
 if [ ! -d "$ORACLES/tests/data" ]; then
-  python3 -m pip install -q --disable-pip-version-check --no-deps --target "$ORACLES" scikit-kinematics==0.10.4 \
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --no-deps --target "$ORACLES" scikit-kinematics==0.10.4 \
     || echo "test: could not fetch scikit-kinematics from PyPI; the converter check will be skipped" >&2
 fi
 [ -d "$ORACLES/tests/data" ] && export SKINEMATICS_DATA="$ORACLES/tests/data"
 
 if ! PYTHONPATH="$ORACLES" /usr/bin/python3 -c 'import imufusion, ahrs' 2>/dev/null; then
-  python3 -m pip install -q --disable-pip-version-check --target "$ORACLES" 'imufusion==1.3.*' 'ahrs==0.4.*'
+  /usr/bin/python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore --target "$ORACLES" 'imufusion==1.3.*' 'ahrs==0.4.*'
 fi
 
 echo "== motion oracles (parallaxctl simulate against imufusion, ahrs and the iOS model)"
