@@ -2,9 +2,10 @@ import Logging
 
 /// Finds accelerometer and gyroscope channels among a context's devices.
 ///
-/// Both on one device (a combined IMU such as bmi160) is preferred: one rate, one clock. Otherwise
-/// the first device with all three accelerometer axes and the first with all three gyroscope axes
-/// (HID sensor hubs expose `accel_3d` and `gyro_3d` as separate devices).
+/// An accelerometer in the display (lid) is preferred over one in the base (see `location(of:)`).
+/// Among equally placed ones, both on one device (a combined IMU such as bmi160) is preferred: one
+/// rate, one clock. Otherwise the first device with all three accelerometer axes and the first with
+/// all three gyroscope axes (HID sensor hubs expose `accel_3d` and `gyro_3d` as separate devices).
 enum IIODiscovery {
     struct Channels {
         let device: IIODeviceHandle
@@ -12,13 +13,47 @@ enum IIODiscovery {
         let axes: [IIOChannelHandle]
     }
 
-    static func find(in devices: [IIODeviceHandle]) -> (accel: Channels?, gyro: Channels?) {
-        let accels = devices.compactMap { axes(of: $0, type: "accel") }
+    static func find(in devices: [IIODeviceHandle], isLocal: Bool = false,
+                     logger: Logger? = nil) -> (accel: Channels?, gyro: Channels?) {
+        let accels = preferDisplay(devices.compactMap { axes(of: $0, type: "accel") }, isLocal: isLocal, logger: logger)
         let gyros = devices.compactMap { axes(of: $0, type: "anglvel") }
-        for a in accels {
+        // Among the accelerometers at the best location, a combined IMU wins.
+        let best = accels.first.map { location(of: $0.device, isLocal: isLocal) }
+        for a in accels where location(of: a.device, isLocal: isLocal) == best {
             if let g = gyros.first(where: { $0.device.id == a.device.id }) { return (a, g) }
         }
         return (accels.first, gyros.first)
+    }
+
+    /// Where an accelerometer sits, in iio-sensor-proxy's convention: a convertible has one in the
+    /// lid ("display") and one in the base, and only the display's tilts with the screen.
+    enum Location: Int, Comparable {
+        case display = 0, unknown = 1, base = 2
+        static func < (a: Location, b: Location) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    /// The udev property ACCEL_LOCATION, then the label ("accel-display", "accel-base"), then the
+    /// `location` attribute ("lid", "display", "base").
+    static func location(of device: IIODeviceHandle, isLocal: Bool) -> Location {
+        let udev = isLocal ? udevProperty(device: device.id, "ACCEL_LOCATION") : nil
+        let hints = [udev, device.label, try? device.read("location").get()]
+        for hint in hints.compactMap({ $0?.lowercased().filter { !$0.isWhitespace && $0 != "\0" } }) where !hint.isEmpty {
+            if hint == "display" || hint == "lid" || hint.hasSuffix("-display") { return .display }
+            if hint == "base" || hint.hasSuffix("-base") { return .base }
+        }
+        return .unknown
+    }
+
+    /// Display accelerometers first, base ones last; discovery order otherwise (a stable sort).
+    static func preferDisplay(_ accels: [Channels], isLocal: Bool, logger: Logger?) -> [Channels] {
+        guard accels.count > 1 else { return accels }
+        let ranked = accels.enumerated().map { (location(of: $0.element.device, isLocal: isLocal), $0.offset, $0.element) }
+            .sorted { ($0.0, $0.1) < ($1.0, $1.1) }
+        let choice = ranked[0]
+        if choice.1 != 0 || choice.0 != .unknown {
+            logger?.info("\(accels.count) accelerometers; preferring \(choice.2.device.id) (\(choice.2.device.name), location \(choice.0))")
+        }
+        return ranked.map { $0.2 }
     }
 
     /// The x, y, z input channels of one type ("accel", "anglvel") that carry a value.

@@ -50,7 +50,7 @@ public final class IIOPolledDriver: SensorDriver {
         self.logger = logger
         context = try IIOContext(uri: settings.uri)
         let isLocal = settings.uri == "local:"
-        let found = IIODiscovery.find(in: context.devices)
+        let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)
         guard let accelChannels = found.accel else {
             let names = context.devices.map { "\($0.id) (\($0.name))" }
             throw SensorError(.noSensors, names.isEmpty
@@ -62,15 +62,8 @@ public final class IIOPolledDriver: SensorDriver {
         var descriptions: [SensorDescription] = []
 
         func open(_ channels: IIODiscovery.Channels, kind: SensorKind, override: MountMatrix?) throws(SensorError) -> TriAxis {
-            var (matrix, source) = lookup.find(kind: kind, device: channels.device, firstChannel: channels.axes[0],
-                                               override: override, isLocal: isLocal)
-            // A gyroscope with no matrix of its own sits in the same package as the accelerometer
-            // (hwdb only describes ACCEL_MOUNT_MATRIX): fusion needs both in one frame, so it
-            // takes the accelerometer's rather than the identity.
-            if kind == .gyroscope, source == "identity", let accel = descriptions.first, accel.mountMatrixSource != "identity" {
-                matrix = accel.mountMatrix
-                source = "the accelerometer's (\(accel.mountMatrixSource))"
-            }
+            let (matrix, source) = lookup.resolve(kind: kind, channels: channels, override: override,
+                                                  isLocal: isLocal, accelerometer: descriptions.first)
             let axis = try TriAxis(kind: kind, channels: channels, matrix: matrix)
             let rate = IIODiscovery.ensureRate(channels.device, atLeast: min(pollRate, IIOSettings.minimumDeviceRate),
                                                wanted: pollRate, logger: logger)
@@ -140,60 +133,16 @@ public final class IIOPolledDriver: SensorDriver {
     private enum Reading { case value(Vector3), garbage(String), failed(IIOReadError) }
 
     private func read(_ axis: TriAxis) -> Reading {
-        var v = [0.0, 0.0, 0.0]
+        var raw = [0.0, 0.0, 0.0]
         for i in 0..<3 {
             switch axis.channels[i].read(axis.attribute) {
             case .failure(let error): return .failed(error)
             case .success(let text):
-                guard let raw = SysfsNumber.parseDouble(text) else { return .garbage(text) }
-                v[i] = (raw + axis.offsets[i]) * axis.scales[i]
+                guard let value = SysfsNumber.parseDouble(text) else { return .garbage(text) }
+                raw[i] = value
             }
         }
-        let device = axis.matrix.apply(Vector3(v[0], v[1], v[2]))
+        let device = axis.deviceFrame(raw[0], raw[1], raw[2])
         return device.isFinite ? .value(device) : .garbage("non-finite after scaling")
-    }
-}
-
-/// Three channels of one sensor with their conversion to SI units.
-struct TriAxis {
-    let channels: [IIOChannelHandle]
-    /// "raw" (scaled here) or "input" (already processed by the kernel).
-    let attribute: String
-    let scales: [Double]
-    let offsets: [Double]
-    let matrix: MountMatrix
-
-    init(kind: SensorKind, channels found: IIODiscovery.Channels, matrix: MountMatrix) throws(SensorError) {
-        channels = found.axes
-        self.matrix = matrix
-        attribute = found.axes.allSatisfy { $0.hasAttribute("raw") } ? "raw" : "input"
-        var scales: [Double] = []
-        var offsets: [Double] = []
-        for channel in found.axes {
-            // libiio folds the shared in_accel_scale into each channel's "scale"; a per-channel
-            // in_accel_x_scale takes precedence the same way.
-            let scale: Double
-            if channel.hasAttribute("scale") {
-                let text = (try? channel.read("scale").get()) ?? ""
-                guard let s = SysfsNumber.parseDouble(text), s != 0 else {
-                    throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable scale \"\(text)\" on \(channel.id)")
-                }
-                scale = s
-            } else {
-                scale = 1
-            }
-            var offset = 0.0
-            if channel.hasAttribute("offset") {
-                let text = (try? channel.read("offset").get()) ?? ""
-                guard let o = SysfsNumber.parseDouble(text) else {
-                    throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable offset \"\(text)\" on \(channel.id)")
-                }
-                offset = o
-            }
-            scales.append(scale)
-            offsets.append(offset)
-        }
-        self.scales = scales
-        self.offsets = offsets
     }
 }

@@ -41,12 +41,12 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             var local = iio
             local.uri = "local:"
             let settings = local
-            return { () throws(SensorError) -> any SensorDriver in try IIOPolledDriver(settings: settings, logger: logger) }
+            return { () throws(SensorError) -> any SensorDriver in try IIODriverSelection.open(settings: settings, logger: logger) }
         case .iio(let uri):
             var remote = iio
             remote.uri = uri
             let settings = remote
-            return { () throws(SensorError) -> any SensorDriver in try IIOPolledDriver(settings: settings, logger: logger) }
+            return { () throws(SensorError) -> any SensorDriver in try IIODriverSelection.open(settings: settings, logger: logger) }
         case .replay(let path):
             return { () throws(SensorError) -> any SensorDriver in
                 try ReplayDriver(path: path, speed: replaySpeed, loop: replayLoop, logger: logger)
