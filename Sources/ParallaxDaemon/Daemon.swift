@@ -83,9 +83,12 @@ public final class Daemon {
         // the first state line a client gets is a fact, not a guess. A slow source (a remote
         // iiod) does not hold readiness back for more than `readinessWait`.
         var ready = false
+        var fallback: EventLoop.TimerID?
         let announce = { [unowned self] in
             guard !ready else { return }
             ready = true
+            // An idle daemon wakes for nothing: the fallback timer goes once readiness is sent.
+            if let fallback { self.loop.cancel(fallback) }
             Systemd.notify("READY=1\nSTATUS=\(self.servingStatus)\nMAINPID=\(getpid())")
         }
         if reduceMotion {
@@ -96,7 +99,7 @@ public final class Daemon {
             supervisor.onFirstOutcome = announce
             supervisor.setDemand(true)
             supervisor.setDemand(false)
-            loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { announce() }
+            if !ready { fallback = loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { announce() } }
         }
         loop.run()
         shutdown()
