@@ -234,6 +234,54 @@ func ms(_ x: Double) -> String {
     return "\(scaled / 1000).\(String(repeating: "0", count: 3 - String(scaled % 1000).count))\(scaled % 1000)"
 }
 
+// MARK: - The machine's floor
+
+/// CPU share (% of a core) of the least a per-sample hand-off can cost here: a thread sleeping to
+/// absolute deadlines at `rate` Hz writes an eventfd, an epoll loop reads it, nothing else
+/// (scripts/bench/wakeup-floor.c is the same in C). Wake-ups on this VM cost between 35 and 85 µs
+/// depending on the hour, so the daemon's CPU is reported beside this, measured in the same run.
+func wakeupFloor(rate: Double, seconds: Double) -> Double {
+    let efd = plx_eventfd()
+    let epoll = plx_epoll_create()
+    _ = plx_epoll_add(epoll, efd, PLX_EPOLLIN, 0)
+    let count = Int(rate * seconds)
+    let period = Int64(1e9 / rate)
+    final class Box { let run: () -> Void; init(_ run: @escaping () -> Void) { self.run = run } }
+    let box = Box {
+        var deadline = plx_monotonic_ns()
+        for _ in 0..<count {
+            deadline += period
+            var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+            _ = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil)
+            _ = plx_eventfd_signal(efd)
+        }
+    }
+    var cpu0 = timespec(), cpu1 = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu0)
+    let start = plx_monotonic_ns()
+    var tid = pthread_t()
+    pthread_create(&tid, nil, { arg in
+        (Unmanaged<AnyObject>.fromOpaque(arg!).takeRetainedValue() as! Box).run()
+        return nil
+    }, Unmanaged<AnyObject>.passRetained(box).toOpaque())
+    var tokens = [UInt64](repeating: 0, count: 4)
+    var events = [UInt32](repeating: 0, count: 4)
+    var received = 0
+    while received < count {
+        if plx_epoll_wait(epoll, &tokens, &events, 4, 1000) > 0 {
+            var value: UInt64 = 0
+            if read(efd, &value, 8) == 8 { received += Int(value) }
+        }
+    }
+    pthread_join(tid, nil)
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu1)
+    let elapsed = Double(plx_monotonic_ns() - start)
+    close(efd)
+    close(epoll)
+    let cpu = Double(cpu1.tv_sec - cpu0.tv_sec) * 1e9 + Double(cpu1.tv_nsec - cpu0.tv_nsec)
+    return cpu / elapsed * 100
+}
+
 // MARK: - Main
 
 let options = Options.parse(CommandLine.arguments)
@@ -275,8 +323,10 @@ do {
     let cpu = Double(daemon.cpuNanoseconds - before) / elapsed * 100
     let memory = daemon.memory
     daemon.stop()
+    let floor = wakeupFloor(rate: options.inputRate, seconds: 10)
     print("")
     print("typical load (4 × 60 Hz, \(Int(options.inputRate)) Hz input, \(Int(options.cpuSeconds)) s): CPU \(ms(cpu))% of a core, RSS \(memory.rss) KiB (peak \(memory.peak) KiB), \(lines) lines")
+    print("wake-up floor at \(Int(options.inputRate)) Hz on this machine now: \(ms(floor))% of a core; the daemon costs \(ms(cpu / floor).dropLast(1))× the floor")
 }
 
 // Idle: no subscribers; after the start-up probe's linger the daemon must not run at all.
