@@ -14,7 +14,8 @@ G = 9.80665
 
 def test_record_writes_a_trace_of_the_live_sensors(workdir, testbed, parallaxctl_bin):
     # A rotated mount matrix and a non-trivial scale: the trace must hold device-frame SI values.
-    dev = plx.bmi160(0, accel_mount_matrix='0, 1, 0; -1, 0, 0; 0, 0, 1')
+    rotated = '0, 1, 0; -1, 0, 0; 0, 0, 1'
+    dev = plx.bmi160(0, accel_mount_matrix=rotated, gyro_mount_matrix=rotated)
     testbed.add(dev)
     tilted = plx.gravity_after_rotation((0.0, -G, 0.0), 'x', 30.0)
     testbed.set_accel(dev, tilted)
@@ -45,7 +46,10 @@ def test_record_refuses_without_sensors(workdir, testbed, parallaxctl_bin):
 
 @pytest.mark.parametrize('locale', ['de_DE.UTF-8', 'fr_FR.UTF-8'])
 def test_decimal_comma_locales_change_nothing(start_daemon, testbed, locale):
-    # Scales like 0.000598 would read as 0 through a locale-following strtod.
+    """The whole path under a decimal-comma environment. (Scales like 0.000598 would read as 0
+    through a locale-following strtod. parallaxd never calls setlocale, so the environment alone
+    cannot switch its C locale; SysfsNumberTests switches the process locale itself and proves
+    the parsing ignores it. This test guards against a dependency or a later change that does.)"""
     dev = plx.bmi160(0)
     daemon = start_daemon(dev, env={'LC_ALL': locale, 'LANG': locale, 'LC_NUMERIC': locale})
     c = daemon.connect()
