@@ -1356,3 +1356,55 @@ def remote_daemon(workdir, netns, host='127.0.0.1', *, binary=None, config='/dev
     d = Daemon(workdir, None, binary=netns.nsenter, args=netns.command(args)[1:])
     d.parallaxd = binary
     return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Socket activation
+
+class SocketActivated:
+    """`systemd-socket-activate -l SOCKET` holding the listening socket for parallaxd: the first
+    connection starts the daemon with LISTEN_FDS=1 (the activator execs it, so it keeps this pid).
+    `env` is passed with -E; stderr is collected in `log`. start() returns once the activator
+    listens (its own "Listening on" line: an event, not a sleep)."""
+
+    def __init__(self, binary, socket_path, env, args):
+        self.socket_path = socket_path
+        env_args = []
+        for k, v in env.items():
+            env_args += ['-E', '%s=%s' % (k, v)]
+        self.argv = ['systemd-socket-activate', '-l', socket_path] + env_args + [binary] + list(args)
+        self.proc = None
+        self.log = []
+        self._listening = threading.Event()
+
+    def start(self, timeout=10.0):
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, preexec_fn=_die_with_parent)
+
+        def drain():
+            for line in self.proc.stderr:
+                self.log.append(line.decode('utf-8', 'replace'))
+                if 'Listening on' in self.log[-1]:
+                    self._listening.set()
+            self._listening.set()
+
+        threading.Thread(target=drain, daemon=True).start()
+        if not self._listening.wait(timeout) or self.proc.poll() is not None:
+            raise HarnessError('systemd-socket-activate did not listen:\n' + self.text())
+        return self
+
+    def text(self, lines=40):
+        return ''.join(self.log[-lines:])
+
+    def stop(self, timeout=10.0):
+        """SIGTERM (reaching parallaxd once it has started); kill after `timeout`. The exit code."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            return KILLED

@@ -2,7 +2,6 @@
 the gyroscope bias of an emulated still device is recovered, a moving device or a missing sensor is
 refused, the file is replaced atomically (a crash while writing leaves the old one), and the daemon
 applies the calibration at start, on reload and right after calibrating."""
-import json
 import math
 import os
 import shutil

@@ -4,9 +4,7 @@ import math
 import os
 import re
 import shutil
-import signal
 import subprocess
-import threading
 
 import pytest
 
@@ -77,29 +75,14 @@ def test_socket_activation_adopts_listen_fds(parallaxd_bin, workdir, testbed):
     sock = os.path.join(workdir, 'x.sock')
     unused = os.path.join(workdir, 'not-this.sock')
     notify = plx.NotifySocket(os.path.join(workdir, 'notify.sock'))
-    env_args = []
-    for k, v in list(testbed.env().items()) + [('NOTIFY_SOCKET', notify.path)]:
-        env_args += ['-E', '%s=%s' % (k, v)]
-    proc = subprocess.Popen(['systemd-socket-activate', '-l', sock] + env_args +
-                            [parallaxd_bin, '--socket', unused, '--config', '/dev/null', '--source', 'auto',
-                             '--log-level', 'debug'],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    log, listening = [], threading.Event()
-
-    def drain():
-        for line in proc.stderr:
-            log.append(line.decode('utf-8', 'replace'))
-            if 'Listening on' in log[-1]:
-                listening.set()
-        listening.set()
-
-    threading.Thread(target=drain, daemon=True).start()
+    activated = plx.SocketActivated(parallaxd_bin, sock, dict(testbed.env(), NOTIFY_SOCKET=notify.path),
+                                    ['--socket', unused, '--config', '/dev/null', '--source', 'auto', '--log-level', 'debug'])
     try:
-        assert listening.wait(10) and proc.poll() is None, ''.join(log)
+        activated.start()
         # The first connection starts parallaxd with LISTEN_FDS=1; it must answer on that socket.
         c = plx.Client(sock, timeout=5.0)
         hello = c.wait_hello(20.0)
-        assert hello is not None and hello['protocol'] == 1, 'no hello over the activated socket\n' + ''.join(log[-40:])
+        assert hello is not None and hello['protocol'] == 1, 'no hello over the activated socket\n' + activated.text()
         assert notify.wait_for(lambda m: m.get('READY') == '1', 5.0) is not None, 'no READY=1 when activated'
         assert not os.path.exists(unused), 'bound its own socket instead of adopting LISTEN_FDS'
         s = c.status()
@@ -109,15 +92,9 @@ def test_socket_activation_adopts_listen_fds(parallaxd_bin, workdir, testbed):
         c.close()
         c2.close()
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)  # systemd-socket-activate exec'd parallaxd: same pid
-        try:
-            rc = proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            rc = proc.wait()
+        rc = activated.stop()
         notify.close()
-    assert rc == 0, 'exit %s after SIGTERM\n%s' % (rc, ''.join(log[-40:]))
+    assert rc == 0, 'exit %s after SIGTERM\n%s' % (rc, activated.text())
 
 
 # --- replay and simulate --------------------------------------------------------------------------

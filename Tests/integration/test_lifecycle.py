@@ -5,7 +5,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import threading
 
 import pytest
 
@@ -181,40 +180,24 @@ def test_socket_activation_with_notify(parallaxd_bin, workdir, testbed):
     testbed.add(plx.bmi160(0))
     sock = os.path.join(workdir, 'activated.sock')
     notify = plx.NotifySocket(os.path.join(workdir, 'notify.sock'))
-    env_args = []
-    for k, v in list(testbed.env().items()) + [('NOTIFY_SOCKET', notify.path), ('WATCHDOG_USEC', '1000000')]:
-        env_args += ['-E', '%s=%s' % (k, v)]
-    proc = subprocess.Popen([activate, '-l', sock] + env_args +
-                            [parallaxd_bin, '--config', '/dev/null', '--log-level', 'debug'],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    log, listening = [], threading.Event()
-
-    def drain():
-        for line in proc.stderr:
-            log.append(line.decode('utf-8', 'replace'))
-            if 'Listening on' in log[-1]:
-                listening.set()
-        listening.set()
-
-    threading.Thread(target=drain, daemon=True).start()
+    activated = plx.SocketActivated(parallaxd_bin, sock,
+                                    dict(testbed.env(), NOTIFY_SOCKET=notify.path, WATCHDOG_USEC='1000000'),
+                                    ['--config', '/dev/null', '--log-level', 'debug'])
     try:
-        assert listening.wait(10) and proc.poll() is None, ''.join(log)
+        activated.start()
         assert notify.count() == 0, 'parallaxd started before anyone connected'
         c = plx.Client(sock)
-        assert c.wait_hello(20) is not None, ''.join(log)
+        assert c.wait_hello(20) is not None, activated.text()
         ready = notify.wait_for(lambda m: m.get('READY') == '1', 10)
         assert ready is not None and 'socket from systemd' in ready.get('STATUS', ''), ready
         assert notify.wait_for(lambda m: m.get('WATCHDOG') == '1', 3) is not None, 'no watchdog pings'
         c.close()
-        proc.send_signal(signal.SIGTERM)  # the activator exec'd parallaxd: same pid
-        rc = proc.wait(EXIT_TIMEOUT)
+        rc = activated.stop(EXIT_TIMEOUT)   # the activator exec'd parallaxd: same pid
         assert notify.wait_for(lambda m: m.get('STOPPING') == '1', 2) is not None
-        assert rc == 0, ''.join(log)
+        assert rc == 0, activated.text()
         assert os.path.exists(sock), 'parallaxd removed a socket that systemd owns'
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        activated.stop()
         notify.close()
 
 

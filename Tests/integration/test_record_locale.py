@@ -1,6 +1,5 @@
 """`parallaxctl record` from live (emulated) sensors, and parsing that ignores the locale: the
 daemon run under decimal-comma locales reads the same scales and produces the same offsets."""
-import math
 import os
 import subprocess
 
