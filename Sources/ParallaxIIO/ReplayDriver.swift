@@ -3,6 +3,10 @@ import ParallaxMotion
 
 /// Plays a trace file as if it were live sensors: samples come at their recorded spacing
 /// (divided by `speed`), with timestamps moved onto this machine's monotonic clock.
+///
+/// Timestamps keep the *recorded* spacing at any speed, so the engine sees the recorded motion
+/// (a gyroscope integrated over compressed time would turn a quarter as far at 4×). At speeds
+/// above 1 they therefore run ahead of the clock; at 1 they are the times the samples come out.
 public final class ReplayDriver: SensorDriver {
     /// Replay speed factor: 1 = real time.
     public static let defaultSpeed = 1.0
@@ -11,8 +15,10 @@ public final class ReplayDriver: SensorDriver {
     private let reader: TraceReader
     private let speed: Double
     private let loop: Bool
-    /// Monotonic time (ns) that the trace's first sample maps to, for the current pass.
-    private var origin: Int64 = 0
+    /// Monotonic time (ns) at which the current pass started playing (paces the sleeps).
+    private var wallOrigin: Int64 = 0
+    /// Timestamp (ns) the current pass's first sample gets (the recorded spacing follows it).
+    private var stampOrigin: Int64 = 0
     private var firstTraceTime: Int64?
     private var lastOutputTime: Int64 = 0
     private var passes = 0
@@ -42,13 +48,14 @@ public final class ReplayDriver: SensorDriver {
         guard var sample = next else { return nil }
         if firstTraceTime == nil {
             firstTraceTime = sample.t
-            // A later pass starts one nominal sample after the previous pass's last output.
-            origin = passes == 0 ? MonotonicClock.now() : lastOutputTime + 10_000_000
+            wallOrigin = MonotonicClock.now()
+            // A later pass starts one nominal sample after the previous pass's last stamp.
+            stampOrigin = passes == 0 ? wallOrigin : lastOutputTime + 10_000_000
         }
-        let elapsed = Double(sample.t - firstTraceTime!) / speed
-        let due = origin + Int64(elapsed)
+        let recorded = sample.t - firstTraceTime!
+        let due = wallOrigin + Int64(Double(recorded) / speed)
         guard MonotonicClock.sleep(until: due, shouldStop: shouldStop) else { return nil }
-        sample.t = max(due, lastOutputTime + 1)
+        sample.t = max(stampOrigin + recorded, lastOutputTime + 1)
         lastOutputTime = sample.t
         return sample
     }

@@ -58,3 +58,39 @@ def test_decimal_comma_locales_change_nothing(start_daemon, testbed, locale):
     tilt_x(testbed, dev, dev, 20.0)
     got = expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f under %s' % (SIGN_THRESHOLD, locale))
     assert got['y'] < 0.4, 'a 20° tilt must stay near 0.22, got %s' % got
+
+
+def test_replay_keeps_the_recorded_timing_scaled_by_replay_speed(workdir, start_daemon):
+    # 2 s of a steady turn about +Y at 200 Hz, played 4× faster and not looped.
+    rows, _ = plx.rotation_rows((0.0, -G, 0.0), 'y', 60.0, 2.0)
+    trace = os.path.join(workdir, 'turn.csv')
+    plx.write_trace(trace, rows)
+    conf = os.path.join(workdir, 'fast.conf')
+    with open(conf, 'w') as f:
+        f.write('[Sensor]\nReplaySpeed=4\nReplayLoop=no\n[Motion]\nMinimumChange=0\n')
+    daemon = start_daemon(source='replay:' + trace, config=conf)
+    c = daemon.connect()
+    c.subscribe(rate=60)
+    ended = c.wait_for(lambda o: o.get('type') == 'state' and o.get('sensor') == 'lost', 5.0)
+    assert ended is not None, 'the replay did not end'
+    arrivals = [t for t, _ in c.frames]
+    frames = [o for _, o in c.frames]
+    assert len(frames) > 10, frames
+    # Played in about 0.5 s of wall time (2 s at 4x; the subscriber joins a little late)...
+    assert arrivals[-1] - arrivals[0] < 0.7, 'frames arrived over %.3f s' % (arrivals[-1] - arrivals[0])
+    # ...while the stamps keep the recorded spacing, so the engine sees the recorded motion:
+    # the whole 60° turn, and 4x the wall-clock span in t.
+    span = (frames[-1]['t'] - frames[0]['t']) / 1e9
+    assert span > 4 * (arrivals[-1] - arrivals[0]) * 0.8, 'stamps span %.3f s' % span
+    assert frames[-1]['x'] > 0.5, 'a 60° turn about +Y must end near 0.67: %s' % frames[-1]
+
+
+def test_an_accelerometer_only_machine_says_so(start_daemon, testbed):
+    dev = plx.bmi160(0, gyro=False)
+    daemon = start_daemon(dev)
+    c = daemon.connect()
+    subscribe_ready(c)
+    status = c.status()
+    assert status['sensor'] == 'ok'
+    assert [s['kind'] for s in status['sensors']] == ['accel'], status['sensors']
+    assert 'no gyroscope found' in daemon.stderr_text()
