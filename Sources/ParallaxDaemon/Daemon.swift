@@ -53,6 +53,7 @@ public final class Daemon {
         supervisor.onSample = { [unowned self] sample in self.handle(sample) }
         supervisor.nextSampleNeed = { [unowned self] in self.nextSampleNeed() }
         supervisor.onBatchEnd = { [unowned self] in self.hub.deliver() }
+        hub.refresh = { [unowned self] in self.supervisor.pump() }
         supervisor.onOpened = { [unowned self] in self.engine.reset() }
         supervisor.onStateChange = { [unowned self] state in
             self.logger.info("sensor state: \(state.rawValue)")

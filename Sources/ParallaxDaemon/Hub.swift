@@ -17,6 +17,9 @@ final class Hub {
     private let loop: EventLoop
     /// Writes a line to a client, handling blocked and failed sockets (the server's job).
     private let transmit: (ClientConnection, [UInt8]) -> Void
+    /// Brings `latest` up to date before the fallback timer delivers it: samples may be waiting
+    /// in the capture queue when input stopped short of a due time (the daemon drains them).
+    var refresh: () -> Void = {}
 
     /// Frames handed to subscribers, for the status report's rate.
     private(set) var framesPublished = 0
@@ -146,6 +149,7 @@ final class Hub {
         timerDeadline = deadline
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
+            self.refresh()
             self.deliverAll()
         }
     }

@@ -13,6 +13,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import plx  # noqa: E402
+from helpers import test_failed  # noqa: E402
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -21,6 +22,15 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     rep = outcome.get_result()
     setattr(item, 'rep_' + rep.when, rep)
+
+
+@pytest.fixture
+def feeders():
+    """ScanFeeders a test started (buffered devices); stopped when the test ends."""
+    started = []
+    yield started
+    for f in started:
+        f.stop()
 
 
 @pytest.fixture
@@ -73,15 +83,7 @@ def start_daemon(request, workdir, parallaxd_bin, testbed):
     yield start
     problems = []
     for d in daemons:
-        violations = [v for c in d.clients for v in c.violations]
-        rc = d.stop()
-        failed = getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
-        if failed or rc != 0:
-            print(d.stderr_tail(80))
-        if rc != 0:
-            problems.append('parallaxd exit code on SIGTERM: %s (expected 0)' % rc)
-        if violations:
-            problems.append('protocol violations seen by clients: %s' % violations[:5])
+        problems += d.finish(test_failed(request))
     if problems:
         pytest.fail('; '.join(problems))
 

@@ -68,3 +68,11 @@ def trace(name):
 
 def is_root():
     return os.geteuid() == 0
+
+
+def test_failed(request):
+    """True when the test's own call phase failed (so fixtures' teardown prints the logs)."""
+    return getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
+
+
+test_failed.__test__ = False   # a helper, not a test pytest should collect

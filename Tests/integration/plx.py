@@ -655,6 +655,23 @@ class Daemon:
             self.notify.close()
             self.notify = None
 
+    def finish(self, failed, extra_log=None):
+        """Test teardown: SIGTERM (if started), print the log when the test failed or the exit was
+        not clean, and return the problems found: an exit code other than 0, protocol violations
+        any client of this daemon saw. `extra_log` is printed alongside (another process's log)."""
+        violations = [v for c in self.clients for v in c.violations]
+        rc = self.stop() if self.proc is not None else 0   # None: never started
+        if failed or rc != 0:
+            print(self.stderr_tail(80))
+            if extra_log:
+                print(extra_log())
+        problems = []
+        if rc != 0:
+            problems.append('parallaxd exit code on SIGTERM: %s (expected 0)' % rc)
+        if violations:
+            problems.append('protocol violations seen by clients: %s' % violations[:5])
+        return problems
+
     def stderr_text(self):
         try:
             with open(self.stderr_path, 'rb') as f:

@@ -18,14 +18,6 @@ BUFFERED_LOG = 'capture: buffered'
 POLLED_LOG = 'polling instead'
 
 
-@pytest.fixture
-def feeders():
-    started = []
-    yield started
-    for f in started:
-        f.stop()
-
-
 def start_buffered(start_daemon, testbed, feeders, device, **feeder_kw):
     """Adds the device, starts its feeder, then the daemon; returns (daemon, feeder)."""
     testbed.add(device)

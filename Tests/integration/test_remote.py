@@ -8,7 +8,7 @@ import os
 import pytest
 
 import plx
-from helpers import SIGN_THRESHOLD, describe, expect_offset, is_root, subscribe_ready, tilt_x
+from helpers import SIGN_THRESHOLD, describe, expect_offset, is_root, subscribe_ready, test_failed, tilt_x
 
 # The remote host as parallaxd sees it: loopback of the private namespace.
 HOST = '127.0.0.1'
@@ -60,28 +60,11 @@ def serve_remote(request, workdir, parallaxd_bin, testbed, netns):
     yield serve
     problems = []
     for daemon, server in started:
-        violations = [v for c in daemon.clients for v in c.violations]
-        rc = daemon.stop() if daemon.proc is not None else 0  # None: iiod never came up
+        problems += daemon.finish(test_failed(request), extra_log=server.log_tail)
         server.kill()
-        failed = getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
-        if failed or rc != 0:
-            print(daemon.stderr_tail(80))
-            print(server.log_tail())
-        if rc != 0:
-            problems.append('parallaxd exit code on SIGTERM: %s (expected 0)' % rc)
-        if violations:
-            problems.append('protocol violations seen by clients: %s' % violations[:5])
     if problems:
         pytest.fail('; '.join(problems))
 
-
-@pytest.fixture
-def feeders():
-    """ScanFeeders a test started; stopped when the test ends."""
-    started = []
-    yield started
-    for f in started:
-        f.stop()
 
 
 @pytest.fixture
