@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <signal.h>
 #include <string.h>
@@ -63,6 +65,21 @@ int plx_eventfd_signal(int fd) {
 int plx_eventfd_drain(int fd) {
     uint64_t v;
     return read(fd, &v, sizeof v) == sizeof v ? 0 : -1;
+}
+
+int plx_wait_readable_until(int fd, int64_t deadline_ns) {
+    for (;;) {
+        int64_t left = deadline_ns - plx_monotonic_ns();
+        if (left < 0) left = 0;
+        struct timespec ts = { .tv_sec = left / 1000000000LL, .tv_nsec = left % 1000000000LL };
+        struct pollfd p = { .fd = fd, .events = POLLIN, .revents = 0 };
+        int rc = ppoll(&p, 1, &ts, NULL);
+        if (rc >= 0 || errno != EINTR) return rc;
+    }
+}
+
+int plx_set_thread_name(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
 }
 
 int plx_timerfd(void) { return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC); }

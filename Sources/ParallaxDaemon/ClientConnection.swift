@@ -143,4 +143,16 @@ struct Subscription {
     var nextDue: Int64 = 0
 
     var interval: Int64 { 1_000_000_000 / Int64(max(1, rate)) }
+
+    /// When the frame after one sent at `sent` (monotonic ns) falls due.
+    ///
+    /// Due times lie on a grid shared by every subscriber of the same rate (multiples of the
+    /// interval on the monotonic clock), so they fall due together and one wake-up of the loop
+    /// serves them all; the long-run rate is the subscribed one, never closer than half an
+    /// interval (no bursts after a pause).
+    func dueAfter(sendingAt sent: Int64) -> Int64 {
+        var next = (sent / interval + 1) * interval
+        if next - sent < interval / 2 { next += interval }
+        return next
+    }
 }

@@ -41,6 +41,15 @@ final class Hub {
         subscribers.values.lazy.compactMap { $0.subscription?.nextDue }.min()
     }
 
+    /// The earliest due time once every subscriber due by `time` has been served at `time`:
+    /// the capture thread's forecast of the need after the next one (`SampleNeed.following`).
+    func earliestDue(afterServingAt time: Int64) -> Int64? {
+        subscribers.values.lazy.compactMap { client -> Int64? in
+            guard let sub = client.subscription else { return nil }
+            return sub.nextDue <= time ? sub.dueAfter(sendingAt: time) : sub.nextDue
+        }.min()
+    }
+
     func add(_ client: ClientConnection) { subscribers[client.id] = client }
     func remove(_ client: ClientConnection) { subscribers[client.id] = nil }
 
@@ -131,14 +140,7 @@ final class Hub {
             encoded[key] = line
         }
         client.lastSentSeq = frame.seq
-        // Due times lie on a grid shared by every subscriber of the same rate (multiples of the
-        // interval on the monotonic clock), so they fall due together and one wake-up of the loop
-        // serves them all; the long-run rate is the subscribed one, never closer than half an
-        // interval (no bursts after a pause).
-        let interval = sub.interval
-        var next = (now / interval + 1) * interval
-        if next - now < interval / 2 { next += interval }
-        sub.nextDue = next
+        sub.nextDue = sub.dueAfter(sendingAt: now)
         client.subscription = sub
         transmit(client, line)
     }

@@ -23,7 +23,7 @@ final class Supervisor {
     /// Called once, when the first open attempt has an outcome (opened, failed or ended).
     var onFirstOutcome: (() -> Void)?
     /// When (monotonic ns) the daemon next needs fresh samples; until then they are batched.
-    var nextSampleNeed: () -> Int64 = { 0 }
+    var nextSampleNeed: () -> SampleNeed = { .everySample }
     /// After each batch of samples (the newest frame can go out now).
     var onBatchEnd: () -> Void = {}
 
@@ -128,7 +128,7 @@ final class Supervisor {
         guard let capture else { return }
         defer {
             onBatchEnd()
-            self.capture?.wakeForSamples(after: nextSampleNeed())
+            self.capture?.wakeForSamples(nextSampleNeed())
         }
         let (events, dropped) = capture.events()
         if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }

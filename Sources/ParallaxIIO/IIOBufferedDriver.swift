@@ -14,6 +14,9 @@ public final class IIOBufferedDriver: SensorDriver {
     /// Scans per libiio buffer: the most one refill returns. Reads are non-blocking, so this
     /// bounds the batch, not the latency (a refill returns as soon as one scan is queued).
     public static let scansPerRefill = 16
+    /// Scans the kernel queues for us (buffer/length): at 200 Hz, 1.28 s. libiio sets 4 × 16,
+    /// too little for a capture thread that sleeps between frames (SamplePacing.swift).
+    public static let kernelQueueScans = 256
     /// A device that delivers nothing for this long (ns) counts as lost, so that the supervisor
     /// reopens it (and polls if the buffer still stays silent).
     public static let stallLimit: Int64 = 2_000_000_000
@@ -43,6 +46,21 @@ public final class IIOBufferedDriver: SensorDriver {
     private var nextPending = 0
     private var lastT: Int64 = 0
     private var lastData: Int64
+    /// Scans the kernel buffer holds, and whether it wakes poll() at every scan (watermark 1).
+    private var queueScans = IIOBufferedDriver.scansPerRefill * 4
+    private var wakesPerScan = false
+    /// Smoothed spacing of scan times (ns), for `expectedArrival`.
+    private var scanPeriod: Int64
+    /// How long after its forecast time (ns) a scan has lately become readable: a scan is read
+    /// in the driver's interrupt thread after its timestamp, and triggers jitter.
+    private var forecastMargin: Int64 = 0
+    /// The last forecast (the need it was for and the arrival promised), until a scan meets it.
+    private var forecast: (need: Int64, arrival: Int64)?
+    /// When the last refill read, and whether it had to wait for the scans it got.
+    private var lastReadTime: Int64 = 0
+    private var lastRefillWaited = false
+    /// Time of the sample `nextSample` / `takeQueued` last returned.
+    private var lastReturned: Int64 = 0
 
     /// Where sample times come from.
     enum TimestampSource: Equatable {
@@ -115,6 +133,7 @@ public final class IIOBufferedDriver: SensorDriver {
         let pollRate = max(1, settings.pollRate)
         let rate = IIODiscovery.ensureRate(device, atLeast: pollRate, wanted: pollRate, logger: logger) ?? pollRate
         period = Int64(1e9 / max(1, rate))
+        scanPeriod = period
 
         let lookup = MountMatrixLookup(logger: logger)
         var descriptions: [SensorDescription] = []
@@ -153,6 +172,8 @@ public final class IIOBufferedDriver: SensorDriver {
             self.buffer = nil
             throw Unavailable(reason: "the buffer of \(device.id) cannot be polled (\(IIOContext.describe(errno: -(blockingResult < 0 ? blockingResult : pollFD))))")
         }
+
+        (queueScans, wakesPerScan) = try Self.configureKernelQueue(device, buffer: buffer, logger: logger)
 
         // Where each channel sits in a scan: libiio knows the alignment rules.
         let start = UnsafeRawPointer(iio_buffer_start(buffer))
@@ -193,15 +214,37 @@ public final class IIOBufferedDriver: SensorDriver {
     }
 
     public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
+        // Without a watermark of 1, poll() reports the buffer only once libiio's 16 scans are
+        // queued: look every half period instead, so a scan waits at most that long.
+        let slice = wakesPerScan ? Self.pollSliceMilliseconds : Int32(clamping: max(1, period / 2_000_000))
         while nextPending == pending.count {
             if shouldStop() { return nil }
-            if try refill(timeoutMilliseconds: Self.pollSliceMilliseconds) == 0,
-               MonotonicClock.now() - lastData > Self.stallLimit {
-                throw SensorError(.lost, "the buffer delivered nothing for \(Self.stallLimit / 1_000_000_000) s")
+            if try refill(timeoutMilliseconds: slice) == 0 { try checkStall() }
+        }
+        return takePending()
+    }
+
+    private func takePending() -> Sample {
+        defer { nextPending += 1 }
+        let sample = pending[nextPending]
+        lastReturned = sample.t
+        if let f = forecast, sample.t >= f.need {
+            // The scan the forecast was for: was it there at the forecast time, or was it waited for?
+            forecast = nil
+            if lastRefillWaited {
+                let late = min(max(0, lastReadTime - f.arrival), scanPeriod / 2)
+                forecastMargin += (late - forecastMargin) / 4
+            } else {
+                forecastMargin -= forecastMargin / 16
             }
         }
-        defer { nextPending += 1 }
-        return pending[nextPending]
+        return sample
+    }
+
+    private func checkStall() throws(SensorError) {
+        if MonotonicClock.now() - lastData > Self.stallLimit {
+            throw SensorError(.lost, "the buffer delivered nothing for \(Self.stallLimit / 1_000_000_000) s")
+        }
     }
 
     public func close() {
@@ -216,9 +259,11 @@ public final class IIOBufferedDriver: SensorDriver {
     private func refill(timeoutMilliseconds: Int32) throws(SensorError) -> Int {
         guard let buffer else { throw SensorError(.lost, "the buffer is closed") }
         var fds = pollfd(fd: pollFD, events: Int16(POLLIN), revents: 0)
+        let pollStart = timeoutMilliseconds > 0 ? MonotonicClock.now() : 0
         let ready = poll(&fds, 1, timeoutMilliseconds)
         if ready < 0 && errno != EINTR { throw SensorError(.lost, "poll on the buffer failed: \(IIOContext.describe(errno: errno))") }
-        guard ready > 0 else { return 0 }
+        // A watermark above 1 hides fewer scans from poll(): read whatever is there anyway.
+        guard ready > 0 || (!wakesPerScan && ready == 0) else { return 0 }
         let n = iio_buffer_refill(buffer)
         guard n > 0 else {
             // Nothing read while poll() reported a hang-up or error: the device is gone (a loop
@@ -231,6 +276,9 @@ public final class IIOBufferedDriver: SensorDriver {
         }
         let readTime = MonotonicClock.now()
         lastData = readTime
+        lastReadTime = readTime
+        // Blocked in poll() for more than a wake-up's noise: these scans were waited for.
+        lastRefillWaited = timeoutMilliseconds > 0 && readTime - pollStart > 100_000
         // Append to what a short read left, decode every whole scan, keep the rest.
         let room = staging.count - staged
         let take = min(n, room)
@@ -246,8 +294,20 @@ public final class IIOBufferedDriver: SensorDriver {
         staged -= used
         pending.removeAll(keepingCapacity: true)
         nextPending = 0
+        let previousNewest = lastT
         convert(readTime: readTime)
+        learnPeriod(previousNewest: previousNewest)
         return pending.count
+    }
+
+    /// Follows the scans' real spacing (the device's clock is not ours), for the forecast.
+    private func learnPeriod(previousNewest: Int64) {
+        guard let newest = pending.last?.t, previousNewest > 0, newest > previousNewest else { return }
+        let spacing = (newest - previousNewest) / Int64(pending.count)
+        // Gaps (a paused trigger) say nothing about the rate: ignore spacings far off.
+        if spacing > scanPeriod / 2 && spacing < scanPeriod * 2 {
+            scanPeriod += (spacing - scanPeriod) / 8
+        }
     }
 
     /// Scales the decoded scans and gives each its time.
@@ -300,6 +360,35 @@ public final class IIOBufferedDriver: SensorDriver {
         logger.info("\(device.id) (\(device.name)): assigned trigger \(trigger.name)")
     }
 
+    /// Makes the kernel queue deep enough to sleep through and wake poll() at every scan.
+    ///
+    /// Why: libiio sets buffer/watermark to its refill size (16), and the kernel reports the
+    /// buffer readable only once that many scans wait: 80 ms at 200 Hz before the first scan is
+    /// seen. Both attributes only change while the buffer is disabled, so briefly disable it.
+    /// Returns the queue length in scans and whether the watermark is now 1.
+    private static func configureKernelQueue(_ device: IIODeviceHandle, buffer: OpaquePointer,
+                                             logger: Logger) throws(Unavailable) -> (Int, Bool) {
+        func write(_ attr: String, _ value: Int) -> Int {
+            iio_device_buffer_attr_write(device.pointer, attr, String(value))
+        }
+        let libiioLength = scansPerRefill * 4
+        guard write("enable", 0) >= 0 else {
+            logger.info("\(device.id) (\(device.name)): cannot disable the buffer to lower its watermark: reading every half period")
+            return (libiioLength, false)
+        }
+        let length = write("length", kernelQueueScans) >= 0 ? kernelQueueScans : libiioLength
+        let watermark = write("watermark", 1)
+        let enabled = write("enable", 1)
+        guard enabled >= 0 else {
+            iio_buffer_destroy(buffer)
+            throw Unavailable(reason: "cannot re-enable the buffer of \(device.id): \(IIOContext.describe(errno: Int32(-enabled)))")
+        }
+        if watermark < 0 {
+            logger.info("\(device.id) (\(device.name)): buffer watermark not settable (\(IIOContext.describe(errno: Int32(-watermark)))): reading every half period")
+        }
+        return (length, watermark >= 0)
+    }
+
     /// The kernel stamps scans with `current_timestamp_clock` (realtime unless changed).
     private static func timestampSource(_ device: IIODeviceHandle, hasChannel: Bool) -> TimestampSource {
         guard hasChannel else { return .readTime }
@@ -323,5 +412,35 @@ public final class IIOBufferedDriver: SensorDriver {
         case EACCES, EPERM: "no permission to enable the buffer of \(deviceID) (\(IIOContext.describe(errno: err)))"
         default: "cannot enable the buffer of \(deviceID) (\(deviceName)): \(IIOContext.describe(errno: err))"
         }
+    }
+}
+
+extension IIOBufferedDriver: QueuedSampleSource {
+    /// Half the kernel queue, at most half a second: the rest is margin for a late wake-up.
+    public var queueSpan: Int64 { min(Int64(queueScans / 2) * scanPeriod, 500_000_000) }
+
+    public var lastSampleArrival: Int64 { lastReturned }
+
+    public var hasEnded: Bool { false }
+
+    public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
+        // Scans come every period after the newest one seen, readable a learnt margin later:
+        // the margin grows when the capture thread had to wait for the scan and shrinks while
+        // it was there, so a steady device costs one wake-up per frame and little latency.
+        guard lastT > 0, scanPeriod > 0 else { return time }
+        let steps = max(1, (time - lastT + scanPeriod - 1) / scanPeriod)
+        let arrival = lastT + steps * scanPeriod + forecastMargin
+        forecast = (time, arrival)
+        return arrival
+    }
+
+    public func takeQueued() throws(SensorError) -> Sample? {
+        if nextPending == pending.count {
+            guard try refill(timeoutMilliseconds: 0) > 0 else {
+                try checkStall()
+                return nil
+            }
+        }
+        return takePending()
     }
 }

@@ -36,33 +36,64 @@ public final class ReplayDriver: SensorDriver {
         var sensors = [SensorDescription(kind: .accelerometer, device: "replay", location: path, rate: 0)]
         if first.gyro != nil { sensors.append(SensorDescription(kind: .gyroscope, device: "replay", location: path, rate: 0)) }
         self.sensors = sensors
+        _ = try peek()
         logger.info("replaying \(path) at \(self.speed)× speed\(loop ? ", looping" : "")")
     }
 
+    /// The next sample, read ahead, and the monotonic time it is due (once its pass has started).
     private var pending: Sample?
+    private var pendingDue: Int64?
+    /// Due time of the sample last returned, and the smoothed spacing of due times (ns), for
+    /// forecasting when the next ones come (`QueuedSampleSource`).
+    private var lastDue: Int64 = 0
+    /// The file has no more samples and does not loop.
+    private var ended = false
+    private var duePeriod = 0.0
 
     public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
-        let next: Sample?
-        if let pending { next = pending } else { next = try nextFromFile() }
-        pending = nil
-        guard var sample = next else { return nil }
+        guard let (sample, due) = try peek() else { return nil }
+        guard MonotonicClock.sleep(until: due, shouldStop: shouldStop) else { return nil }
+        return take(sample, due: due)
+    }
+
+    /// The next sample and its due time, reading it from the file if needed.
+    private func peek() throws(SensorError) -> (Sample, Int64)? {
+        if pending == nil {
+            pending = try nextFromFile()
+            pendingDue = nil
+        }
+        guard let sample = pending else { return nil }
+        if let pendingDue { return (sample, pendingDue) }
         if firstTraceTime == nil {
             firstTraceTime = sample.t
-            wallOrigin = MonotonicClock.now()
-            // A later pass starts one nominal sample after the previous pass's last stamp.
+            // The first pass starts when the file is opened (peek runs from init), so samples
+            // fall due while the capture thread sleeps, as a kernel buffer fills. A later pass
+            // starts one nominal sample (10 ms) after the previous pass's last one.
+            wallOrigin = passes == 0 ? MonotonicClock.now() : lastDue + Int64(10_000_000 / speed)
             stampOrigin = passes == 0 ? wallOrigin : lastOutputTime + 10_000_000
         }
-        let recorded = sample.t - firstTraceTime!
-        let due = wallOrigin + Int64(Double(recorded) / speed)
-        guard MonotonicClock.sleep(until: due, shouldStop: shouldStop) else { return nil }
-        sample.t = max(stampOrigin + recorded, lastOutputTime + 1)
-        lastOutputTime = sample.t
-        return sample
+        let due = wallOrigin + Int64(Double(sample.t - firstTraceTime!) / speed)
+        pendingDue = due
+        return (sample, due)
+    }
+
+    private func take(_ sample: Sample, due: Int64) -> Sample {
+        pending = nil
+        pendingDue = nil
+        var out = sample
+        out.t = max(stampOrigin + (sample.t - firstTraceTime!), lastOutputTime + 1)
+        lastOutputTime = out.t
+        if lastDue > 0, due > lastDue {
+            let spacing = Double(due - lastDue)
+            duePeriod = duePeriod == 0 ? spacing : duePeriod + (spacing - duePeriod) / 8
+        }
+        lastDue = due
+        return out
     }
 
     private func nextFromFile() throws(SensorError) -> Sample? {
         if let s = try reader.next() { return s }
-        guard loop else { return nil }
+        guard loop else { ended = true; return nil }
         try reader.rewind()
         passes += 1
         firstTraceTime = nil
@@ -70,4 +101,26 @@ public final class ReplayDriver: SensorDriver {
     }
 
     public func close() {}
+}
+
+extension ReplayDriver: QueuedSampleSource {
+    /// A recording loses nothing however long it is left unread; a second keeps status current.
+    public var queueSpan: Int64 { 1_000_000_000 }
+
+    public var lastSampleArrival: Int64 { lastDue }
+
+    public var hasEnded: Bool { ended && pending == nil }
+
+    public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
+        // The recorded spacing, extended from the last sample: exact for a steady recording.
+        guard lastDue > 0, duePeriod > 0, time > lastDue else { return time }
+        // Rounded up: waking a nanosecond early would cost a second wake-up for the sample.
+        let steps = (Double(time - lastDue) / duePeriod).rounded(.up)
+        return lastDue + Int64((steps * duePeriod).rounded(.up))
+    }
+
+    public func takeQueued() throws(SensorError) -> Sample? {
+        guard let (sample, due) = try peek(), due <= MonotonicClock.now() else { return nil }
+        return take(sample, due: due)
+    }
 }

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 import ParallaxMotion
 import Synchronization
@@ -30,11 +31,20 @@ public final class SensorCapture: Sendable {
 
     private let shared = Mutex(Shared())
     private let stopping = Atomic<Bool>(false)
-    /// Monotonic time (ns) before which samples need not wake the loop (see `wakeForSamples`).
-    private let sampleWakeTime = Atomic<Int64>(0)
+    /// The loop's latest word on when it needs samples, and a count of its updates.
+    private let requested = Mutex(SampleNeed.everySample)
+    private let requestGeneration = Atomic<UInt64>(0)
+    /// The need the capture thread is sleeping towards (0: not sleeping), so that the loop wakes
+    /// it only when it needs samples sooner.
+    private let sleepingFor = Atomic<Int64>(0)
+    /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
+    private let wakeFD: Int32
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     private let wake: @Sendable () -> Void
+
+    /// Shortest paced sleep worth taking (ns): below it, waiting for the sample costs no more.
+    static let minimumSleep: Int64 = 500_000
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
@@ -43,6 +53,11 @@ public final class SensorCapture: Sendable {
                 wake: @escaping @Sendable () -> Void) {
         self.open = open
         self.wake = wake
+        wakeFD = plx_eventfd()
+    }
+
+    deinit {
+        if wakeFD >= 0 { Glibc.close(wakeFD) }
     }
 
     /// Starts the capture thread. Returns false if the thread could not be created.
@@ -65,6 +80,7 @@ public final class SensorCapture: Sendable {
     /// still queues is never read.
     public func stop() {
         stopping.store(true, ordering: .releasing)
+        if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_detach(tid)
         }
@@ -73,6 +89,7 @@ public final class SensorCapture: Sendable {
     /// Stops and waits until the driver is closed (at shutdown, so devices are released before exit).
     public func stopAndWait() {
         stopping.store(true, ordering: .releasing)
+        if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_join(tid, nil)
         }
@@ -86,22 +103,24 @@ public final class SensorCapture: Sendable {
         }
     }
 
-    /// Samples taken before `time` (monotonic ns) are queued without waking the loop; the first
-    /// one at or after it wakes the loop, which then takes the whole batch. Other events always
-    /// wake it.
+    /// Says when the loop next needs samples: those taken before `need.need` are queued without
+    /// waking it; the first one at or after it wakes the loop, which then takes the whole batch.
+    /// Other events always wake it.
     ///
     /// Why: the loop only needs samples when a subscriber is due for a frame (30–60 Hz), while
-    /// sensors deliver 100–200 Hz. Waking it for every sample doubled the daemon's wake-ups; the
-    /// engine integrates the batch in order, so nothing is lost, and the sample that wakes the
-    /// loop is the fresh one the due subscriber gets, so latency does not grow.
-    public func wakeForSamples(after time: Int64) {
-        sampleWakeTime.store(time, ordering: .relaxed)
+    /// sensors deliver 100–200 Hz. The engine integrates the batch in order, so nothing is lost,
+    /// and the sample that wakes the loop is the fresh one the due subscriber gets, so latency
+    /// does not grow. With a `QueuedSampleSource` the capture thread itself also sleeps until
+    /// then instead of waking per sample.
+    public func wakeForSamples(_ need: SampleNeed) {
+        requested.withLock { $0 = need }
+        requestGeneration.add(1, ordering: .sequentiallyConsistent)
+        // Wake a paced sleep only if it would oversleep the new need.
+        let sleeping = sleepingFor.load(ordering: .sequentiallyConsistent)
+        if sleeping != 0 && need.need < sleeping && wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
     }
 
-    private func post(_ event: Event) {
-        let isSample: Bool
-        if case .sample = event { isSample = true } else { isSample = false }
-        let due = !isSample || MonotonicClock.now() >= sampleWakeTime.load(ordering: .relaxed)
+    private func post(_ event: Event, wakingLoop: Bool = true) {
         let mustWake = shared.withLock { s -> Bool in
             if s.events.count >= Self.queueLimit, case .sample = s.events[0] {
                 s.events.removeFirst()
@@ -109,14 +128,59 @@ public final class SensorCapture: Sendable {
             }
             s.events.append(event)
             // One wake per batch: the loop drains everything it finds.
-            guard due, !s.wakePending else { return false }
+            guard wakingLoop, !s.wakePending else { return false }
             s.wakePending = true
             return true
         }
         if mustWake { wake() }
     }
 
+    /// The capture thread's copy of the loop's need, advanced on its own between the loop's updates.
+    private struct Plan {
+        var need = SampleNeed.everySample
+        var generation: UInt64 = .max
+
+        /// Takes the loop's latest word if it has spoken since.
+        mutating func refresh(_ capture: SensorCapture) {
+            let g = capture.requestGeneration.load(ordering: .sequentiallyConsistent)
+            guard g != generation else { return }
+            generation = g
+            need = capture.requested.withLock { $0 }
+        }
+
+        /// A sample taken at `arrival` is queued; returns whether it must wake the loop. Once the
+        /// need is served the forecast takes over (or, without one, the capture waits for the loop).
+        mutating func take(arrival: Int64) -> Bool {
+            guard arrival >= need.need else { return false }
+            if need.need > 0 { need = SampleNeed(need: need.following ?? .max) }
+            return true
+        }
+    }
+
+    /// Sleeps until the source will have the sample the loop needs, or the loop needs one sooner.
+    /// Returns false when there was nothing to sleep for.
+    private func pacedSleep(_ source: any QueuedSampleSource, plan: Plan) -> Bool {
+        guard wakeFD >= 0 else { return false }
+        let now = MonotonicClock.now()
+        let need = plan.need.need
+        guard need > now + Self.minimumSleep else { return false }
+        let arrival = need == .max ? Int64.max : source.expectedArrival(ofSampleAt: need)
+        let target = min(arrival, now + max(Self.minimumSleep, source.queueSpan))
+        guard target > now + Self.minimumSleep else { return false }
+        sleepingFor.store(need, ordering: .sequentiallyConsistent)
+        // The loop may have spoken between the plan's refresh and the store above: re-check.
+        if requestGeneration.load(ordering: .sequentiallyConsistent) == plan.generation && !stopping.load(ordering: .acquiring) {
+            if plx_wait_readable_until(wakeFD, target) > 0 { _ = plx_eventfd_drain(wakeFD) }
+        }
+        sleepingFor.store(0, ordering: .sequentiallyConsistent)
+        return true
+    }
+
+    /// The capture thread's name (/proc/PID/task/TID/comm): tests and `top -H` tell it apart.
+    public static let threadName = "plx-capture"
+
     private func run() {
+        _ = plx_set_thread_name(Self.threadName)
         let shouldStop = { self.stopping.load(ordering: .acquiring) }
         let driver: any SensorDriver
         do {
@@ -127,13 +191,30 @@ public final class SensorCapture: Sendable {
         }
         defer { driver.close() }
         post(.opened(driver.sensors))
+        let queued = driver as? any QueuedSampleSource
+        var plan = Plan()
         while !shouldStop() {
             do {
+                plan.refresh(self)
+                if let queued, pacedSleep(queued, plan: plan) {
+                    // Take what the source queued meanwhile, in one go; the fresh sample among it
+                    // (if it came as expected) wakes the loop.
+                    plan.refresh(self)
+                    while !shouldStop(), let sample = try queued.takeQueued() {
+                        post(.sample(sample), wakingLoop: plan.take(arrival: queued.lastSampleArrival))
+                    }
+                    if queued.hasEnded {
+                        if !shouldStop() { post(.ended) }
+                        return
+                    }
+                    continue
+                }
                 guard let sample = try driver.nextSample(shouldStop: shouldStop) else {
                     if !shouldStop() { post(.ended) }
                     return
                 }
-                post(.sample(sample))
+                let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
+                post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
             } catch {
                 post(.failed(error))
                 return

@@ -76,3 +76,45 @@ def test_failed(request):
 
 
 test_failed.__test__ = False   # a helper, not a test pytest should collect
+
+
+def thread_sleeps(pid, comm):
+    """How many times the daemon's thread named `comm` went to sleep (voluntary context switches:
+    one per wake-up); None if no thread has that name. The event loop is the main thread
+    ('parallaxd'), sensor capture runs in 'plx-capture'."""
+    for tid in os.listdir('/proc/%d/task' % pid):
+        try:
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
+                if f.read().strip() != comm:
+                    continue
+            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
+                for line in f:
+                    if line.startswith('voluntary_ctxt_switches'):
+                        return int(line.split()[1])
+        except FileNotFoundError:
+            continue
+    return None
+
+
+def sleeps_under_typical_load(daemon, comms, seconds=2.0):
+    """The issue's typical load: 4 subscribers at 60 Hz. Returns {comm: sleeps per second} of the
+    named daemon threads over `seconds` once frames flow, after checking one subscriber got its
+    rate meanwhile."""
+    import time
+    clients = [daemon.connect() for _ in range(4)]
+    for c in clients:
+        c.subscribe(rate=60)
+    for c in clients:
+        assert c.wait_offset(lambda x, y: True, 5) is not None, 'no frames for a subscriber'
+    first = clients[0]
+    mark = len(first.frames)
+    before = {c: thread_sleeps(daemon.pid, c) for c in comms}
+    start = time.monotonic()
+    first.pump(seconds)
+    elapsed = time.monotonic() - start
+    after = {c: thread_sleeps(daemon.pid, c) for c in comms}
+    got = len(first.frames) - mark
+    assert got >= seconds * 60 * 0.8, 'a 60 Hz subscriber got %d frames in %g s' % (got, seconds)
+    for c in comms:
+        assert before[c] is not None and after[c] is not None, 'no daemon thread named %r' % c
+    return {c: (after[c] - before[c]) / elapsed for c in comms}

@@ -8,7 +8,7 @@ import pytest
 
 import plx
 from helpers import (CROSS_AXIS_LIMIT, SIGN_THRESHOLD, TURN_THRESHOLD, describe, expect_offset,
-                     subscribe_ready, tilt_x, turn_y)
+                     sleeps_under_typical_load, subscribe_ready, tilt_x, turn_y)
 
 # Rate the emulated trigger fires at (Hz): above the default 100 Hz poll rate, as BMI160s run.
 SCAN_RATE = 200.0
@@ -112,6 +112,29 @@ def test_frame_time_is_the_kernel_timestamp(start_daemon, testbed, feeders):
     times = [o['t'] for o in c.offsets()]
     assert times and all(t in written for t in times), \
         'frame times %s are not kernel timestamps written (last written %s)' % (times[-5:], sorted(written)[-5:])
+
+
+# Capture-thread wake-ups a second allowed with 200 Hz scans and 60 Hz subscribers: one or two
+# per frame (the Python feeder's timing jitters), not one per scan (200).
+PACED_WAKEUPS = 150
+
+
+def test_kernel_queue_reports_every_scan_and_capture_sleeps_between_frames(workdir, start_daemon, testbed, feeders):
+    # libiio sets buffer/watermark to its refill size (16): a kernel then reports the buffer
+    # readable only once 16 scans wait (80 ms at 200 Hz). The daemon lowers it to 1 and deepens
+    # the queue so that its capture thread can sleep from frame to frame instead of per scan.
+    dev = plx.buffered_bmi160(0)
+    testbed.add(dev)
+    feeders.append(plx.ScanFeeder(testbed, dev, rate_hz=SCAN_RATE).start())
+    conf = workdir + '/paced.conf'
+    with open(conf, 'w') as f:
+        f.write('[Motion]\nMinimumChange=0\n')   # every scan makes a frame: subscribers stay due
+    daemon = start_daemon(config=conf)
+    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
+    assert testbed.get_raw(dev, 'buffer/watermark') == '1'
+    assert testbed.get_raw(dev, 'buffer/length') == '256'
+    rates = sleeps_under_typical_load(daemon, ('plx-capture',))
+    assert rates['plx-capture'] < PACED_WAKEUPS, 'capture thread woke %.0f times a second' % rates['plx-capture']
 
 
 def test_non_monotonic_timestamp_clock_uses_read_time(start_daemon, testbed, feeders):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import plx
-from helpers import tilt_x
+from helpers import sleeps_under_typical_load, tilt_x
 
 
 def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
@@ -88,6 +88,21 @@ def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_d
     assert c.wait_offset(lambda x, y: True, 5) is not None, 'sensors did not open for a subscriber'
     c.request({'cmd': 'unsubscribe'}, 'unsubscribed')
     wait_until(lambda: closing() >= 2, 5, 'the sensors to close after the last subscriber left')
+
+
+# What the daemon's threads may sleep-and-wake per second with 200 Hz input and 60 Hz
+# subscribers: per frame (60), with room for noise, but well under per sample (200).
+PER_FRAME_WAKEUPS = 120
+
+
+def test_capture_and_loop_wake_per_frame_not_per_sample(workdir, start_daemon, MOTION):
+    # The recording is 200 Hz; 4 subscribers at 60 Hz share one grid of due times. The capture
+    # thread sleeps until a frame is due and takes the samples the recording queued meanwhile;
+    # the loop wakes once per frame (SamplePacing.swift).
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Motion]\nMinimumChange=0\n'))
+    rates = sleeps_under_typical_load(daemon, ('plx-capture', 'parallaxd'))
+    assert rates['plx-capture'] < PER_FRAME_WAKEUPS, 'capture thread woke %.0f times a second' % rates['plx-capture']
+    assert rates['parallaxd'] < PER_FRAME_WAKEUPS, 'event loop woke %.0f times a second' % rates['parallaxd']
 
 
 def test_a_stalled_client_is_disconnected_without_delaying_others(workdir, start_daemon, MOTION):

@@ -28,6 +28,12 @@ extern const uint32_t PLX_EPOLLRDHUP;
 int plx_eventfd(void);
 int plx_eventfd_signal(int fd);
 int plx_eventfd_drain(int fd);
+/// Waits until `fd` is readable or the monotonic clock reaches `deadline_ns` (ppoll: nanosecond
+/// timeouts, where poll(2) rounds to milliseconds). Returns 1 if readable, 0 at the deadline, -1 on error.
+int plx_wait_readable_until(int fd, int64_t deadline_ns);
+
+/// Names the calling thread (at most 15 bytes), as `top -H` and /proc/PID/task/TID/comm show it.
+int plx_set_thread_name(const char *name);
 
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 int plx_timerfd(void);

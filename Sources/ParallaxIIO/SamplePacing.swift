@@ -1,0 +1,47 @@
+import ParallaxMotion
+
+/// A source that keeps samples while nobody reads: a kernel IIO buffer, a recording.
+///
+/// Why it matters: the event loop needs samples only when a subscriber is due for a frame (30–60
+/// times a second) while sensors deliver 100–200. A capture thread reading such a source can
+/// sleep until just before a frame is due and take everything queued in one go, instead of
+/// waking for every sample; on a VM each wake-up costs 35–85 µs, more than everything else the
+/// daemon does per sample. Polled sysfs reads keep nothing, so the polled driver is not one.
+public protocol QueuedSampleSource: AnyObject {
+    /// Best guess (monotonic ns) of when the first sample taken at or after `time` becomes
+    /// readable. A guess that is early costs one more wake-up; one that is late delays that
+    /// sample, so drivers aim at the expected arrival, not after it.
+    func expectedArrival(ofSampleAt time: Int64) -> Int64
+    /// The next queued sample if one is readable now, without waiting; nil if none is.
+    /// Throws when the sensors are lost, as `SensorDriver.nextSample` does.
+    func takeQueued() throws(SensorError) -> Sample?
+    /// The stream ended normally (a replay without looping): nothing more will come.
+    var hasEnded: Bool { get }
+    /// Longest (ns) the queue may stay unread before samples would be lost.
+    var queueSpan: Int64 { get }
+    /// When (monotonic ns) the sample `nextSample` last returned was taken, on the clock the
+    /// daemon's due times use (a replay's stamps run ahead of it at speeds above 1).
+    var lastSampleArrival: Int64 { get }
+}
+
+/// When the event loop next needs a fresh sample, as the capture thread plans its sleep.
+///
+/// The loop sets it after every batch (`SensorCapture.wakeForSamples`). `following` is the
+/// need after that one, so that the capture thread, having delivered the sample for `need`,
+/// can plan its next sleep at once without waiting for the loop to say so (which would cost
+/// the capture thread a second wake-up per frame).
+public struct SampleNeed: Sendable, Equatable {
+    /// Samples taken before this (monotonic ns) are queued without waking the loop; 0: every
+    /// sample wakes it.
+    public var need: Int64
+    /// The need after `need` has been served (monotonic ns); nil: unknown, wait for the loop.
+    public var following: Int64?
+
+    public init(need: Int64, following: Int64? = nil) {
+        self.need = need
+        self.following = following
+    }
+
+    /// Every sample wakes the loop.
+    public static let everySample = SampleNeed(need: 0)
+}
