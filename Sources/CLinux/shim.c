@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <locale.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -210,4 +211,13 @@ int plx_is_unix_listener(int fd) {
 
 ssize_t plx_send(int fd, const void *buf, size_t len) {
     return send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+}
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static void make_c_locale(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0); }
+
+double plx_strtod_c(const char *text, char **end) {
+    pthread_once(&c_locale_once, make_c_locale);
+    return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }

@@ -37,7 +37,7 @@ public enum SysfsNumber {
     }
 
     /// Digits, sign, decimal point and exponent: the whole alphabet of a plain decimal number.
-    private static func isDecimalCharacter(_ c: UInt8) -> Bool {
+    static func isDecimalCharacter(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
              UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
@@ -53,6 +53,8 @@ public enum SysfsNumber {
         while let c = s.utf8.last, isSpaceOrNul(c) { s = s.dropLast() }
         return s
     }
+
+    static func isBlank(_ c: UInt8) -> Bool { isSpaceOrNul(c) }
 
     private static func isSpaceOrNul(_ c: UInt8) -> Bool {
         c == 0 || c == UInt8(ascii: " ") || c == UInt8(ascii: "\n") || c == UInt8(ascii: "\t")

@@ -35,6 +35,9 @@ int plx_wait_readable_until(int fd, int64_t deadline_ns);
 /// Names the calling thread (at most 15 bytes), as `top -H` and /proc/PID/task/TID/comm show it.
 int plx_set_thread_name(const char *name);
 
+/// strtod in the C locale, whatever LC_NUMERIC the process has ("0.5" is a half everywhere).
+double plx_strtod_c(const char *text, char **end);
+
 /// A non-blocking, close-on-exec CLOCK_MONOTONIC timerfd.
 int plx_timerfd(void);
 /// Arms the timer for an absolute monotonic time (ns); 0 disarms it.
