@@ -39,6 +39,9 @@ final class Supervisor {
     private var retryTimer: EventLoop.TimerID?
     private var retryDelay = Supervisor.firstRetryDelay
     private var lastFailure: String?
+    /// The loop's own timer for taking queued samples at a forecast arrival, and the need it serves.
+    private var takeTimer: EventLoop.TimerID?
+    private var takeNeed: Int64 = 0
 
     /// Samples taken in the last second, for the status report's input rate.
     private(set) var sampleTimes = RateMeter()
@@ -114,6 +117,7 @@ final class Supervisor {
     private func closeCapture(wait: Bool = false) {
         guard let capture else { return }
         self.capture = nil
+        cancelTake()
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
     }
@@ -126,11 +130,60 @@ final class Supervisor {
     private func drain() {
         _ = plx_eventfd_drain(wakeFD)
         guard let capture else { return }
-        defer {
-            onBatchEnd()
-            self.capture?.wakeForSamples(nextSampleNeed())
+        // Straight from the source when the capture thread is not reading it: nothing it queued
+        // is left waiting behind a sleeping thread.
+        let (events, dropped, _) = capture.takeQueuedEvents() ?? { let e = capture.events(); return (e.events, e.dropped, 0) }()
+        handle(events, dropped: dropped, from: capture)
+        onBatchEnd()
+        planNextBatch()
+    }
+
+    /// The loop's timer at the forecast arrival of the sample a due subscriber needs: take the
+    /// queued samples here; if the fresh one is not among them yet, have the capture thread wait
+    /// for it (it wakes the loop when it comes).
+    private func takeAtForecast() {
+        takeTimer = nil
+        guard let capture else { return }
+        guard let (events, dropped, newest) = capture.takeQueuedEvents() else {
+            // The capture thread is reading: it queues the fresh sample and wakes the loop.
+            capture.wakeForSamples(SampleNeed(need: takeNeed))
+            return
         }
-        let (events, dropped) = capture.events()
+        handle(events, dropped: dropped, from: capture)
+        guard self.capture === capture else { return }
+        if newest >= takeNeed {
+            onBatchEnd()
+            planNextBatch()
+        } else {
+            capture.wakeForSamples(SampleNeed(need: takeNeed))
+        }
+    }
+
+    /// Decides who takes the next batch: the loop itself at the forecast arrival of the sample
+    /// the next due subscriber needs (one wake-up per frame), or the capture thread, which wakes
+    /// the loop with the first sample at or after the need (sources that keep nothing, a need
+    /// that is now, or a capture thread busy reading).
+    private func planNextBatch() {
+        guard let capture else { return }
+        cancelTake()
+        let need = nextSampleNeed()
+        let now = plx_monotonic_ns()
+        if capture.canTakeQueued, need.need > now + SensorCapture.minimumSleep,
+           let arrival = capture.expectedArrival(ofSampleAt: need.need) {
+            takeNeed = need.need
+            takeTimer = loop.schedule(at: max(arrival, need.need)) { [unowned self] in self.takeAtForecast() }
+            // The capture thread only keeps the source from overflowing meanwhile.
+            capture.wakeForSamples(SampleNeed(need: .max))
+        } else {
+            capture.wakeForSamples(need)
+        }
+    }
+
+    private func cancelTake() {
+        if let takeTimer { loop.cancel(takeTimer); self.takeTimer = nil }
+    }
+
+    private func handle(_ events: [SensorCapture.Event], dropped: Int, from capture: SensorCapture) {
         if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.
@@ -154,9 +207,11 @@ final class Supervisor {
                 onSample(sample)
             case .failed(let error):
                 self.capture = nil
+                cancelTake()
                 fail(error)
             case .ended:
                 self.capture = nil
+                cancelTake()
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
             }

@@ -30,6 +30,10 @@ public final class SensorCapture: Sendable {
     }
 
     private let shared = Mutex(Shared())
+    /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
+    /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
+    private let slot = Mutex(QueuedSlot())
+    private let hasQueuedSource = Atomic<Bool>(false)
     private let stopping = Atomic<Bool>(false)
     /// The loop's latest word on when it needs samples, and a count of its updates.
     private let requested = Mutex(SampleNeed.everySample)
@@ -44,7 +48,7 @@ public final class SensorCapture: Sendable {
     private let wake: @Sendable () -> Void
 
     /// Shortest paced sleep worth taking (ns): below it, waiting for the sample costs no more.
-    static let minimumSleep: Int64 = 500_000
+    public static let minimumSleep: Int64 = 500_000
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
@@ -101,6 +105,53 @@ public final class SensorCapture: Sendable {
             defer { s.events.removeAll(keepingCapacity: true); s.dropped = 0; s.wakePending = false }
             return (s.events, s.dropped)
         }
+    }
+
+    private struct QueuedSlot: @unchecked Sendable {
+        // Unchecked: the driver is only touched under the slot's lock (by one thread at a time).
+        var source: (any QueuedSampleSource)?
+        /// A failure the loop met while taking; the capture thread reports it and ends.
+        var failure: SensorError?
+    }
+
+    /// Whether the loop may take samples itself (`takeQueuedEvents`): the source keeps them.
+    public var canTakeQueued: Bool { hasQueuedSource.load(ordering: .acquiring) }
+
+    /// Takes every queued event and then, on the calling thread, every sample the source holds
+    /// now, in order; `newestArrival` is when the last sample taken from the source was taken
+    /// (0 if none). nil when there is no queued source or the capture thread is reading it (it
+    /// then queues what it reads itself).
+    ///
+    /// Why on the loop: a due frame then costs the daemon one wake-up (the loop's timer at the
+    /// forecast arrival) instead of two (the capture thread's, then the loop's). The reads never
+    /// block: a non-blocking kernel buffer read, a replay's due samples.
+    public func takeQueuedEvents() -> (events: [Event], dropped: Int, newestArrival: Int64)? {
+        let taken = slot.withLockIfAvailable { s -> (events: [Event], dropped: Int, newestArrival: Int64)? in
+            guard let source = s.source, s.failure == nil else { return nil }
+            var (events, dropped) = events()
+            var newest: Int64 = 0
+            do throws(SensorError) {
+                while let sample = try source.takeQueued() {
+                    events.append(.sample(sample))
+                    newest = source.lastSampleArrival
+                }
+            } catch {
+                // The capture thread reports it (and ends), as if it had met it itself.
+                s.failure = error
+                if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
+            }
+            return (events, dropped, newest)
+        }
+        return taken ?? nil
+    }
+
+    /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
+    public func expectedArrival(ofSampleAt time: Int64) -> Int64? {
+        let forecast = slot.withLockIfAvailable { s -> Int64? in
+            guard let source = s.source, s.failure == nil else { return nil }
+            return source.expectedArrival(ofSampleAt: time)
+        }
+        return forecast ?? nil
     }
 
     /// Says when the loop next needs samples: those taken before `need.need` are queued without
@@ -190,35 +241,71 @@ public final class SensorCapture: Sendable {
             return
         }
         defer { driver.close() }
-        post(.opened(driver.sensors))
         let queued = driver as? any QueuedSampleSource
+        // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
+        // the slot is emptied before the driver closes (defers run last first).
+        slot.withLock { $0.source = queued }
+        hasQueuedSource.store(queued != nil, ordering: .releasing)
+        defer {
+            hasQueuedSource.store(false, ordering: .releasing)
+            slot.withLock { $0.source = nil }
+        }
+        post(.opened(driver.sensors))
         var plan = Plan()
         while !shouldStop() {
-            do {
-                plan.refresh(self)
-                if let queued, pacedSleep(queued, plan: plan) {
-                    // Take what the source queued meanwhile, in one go; the fresh sample among it
-                    // (if it came as expected) wakes the loop.
-                    plan.refresh(self)
-                    while !shouldStop(), let sample = try queued.takeQueued() {
-                        post(.sample(sample), wakingLoop: plan.take(arrival: queued.lastSampleArrival))
-                    }
-                    if queued.hasEnded {
-                        if !shouldStop() { post(.ended) }
-                        return
-                    }
-                    continue
-                }
-                guard let sample = try driver.nextSample(shouldStop: shouldStop) else {
-                    if !shouldStop() { post(.ended) }
-                    return
-                }
-                let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
-                post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
-            } catch {
+            let outcome: Outcome = slot.withLock { s in
+                if let failure = s.failure { return .failed(failure) }
+                return .reading
+            }
+            if case .failed(let error) = outcome {
                 post(.failed(error))
                 return
             }
+            plan.refresh(self)
+            if let queued, pacedSleep(queued, plan: plan) {
+                // Take what the source queued meanwhile, in one go; the fresh sample among it (if
+                // it came as expected) wakes the loop.
+                plan.refresh(self)
+                let ended = slot.withLock { s -> Outcome in
+                    do throws(SensorError) {
+                        while !shouldStop(), let sample = try queued.takeQueued() {
+                            post(.sample(sample), wakingLoop: plan.take(arrival: queued.lastSampleArrival))
+                        }
+                    } catch {
+                        return .failed(error)
+                    }
+                    return queued.hasEnded ? .ended : .reading
+                }
+                switch ended {
+                case .reading: continue
+                case .ended: if !shouldStop() { post(.ended) }
+                case .failed(let error): post(.failed(error))
+                }
+                return
+            }
+            let read = slot.withLock { _ -> Outcome in
+                do throws(SensorError) {
+                    guard let sample = try driver.nextSample(shouldStop: shouldStop) else { return .ended }
+                    let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
+                    post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
+                    return .reading
+                } catch {
+                    return .failed(error)
+                }
+            }
+            switch read {
+            case .reading: continue
+            case .ended: if !shouldStop() { post(.ended) }
+            case .failed(let error): post(.failed(error))
+            }
+            return
         }
+    }
+
+    /// What one read on the capture thread came to.
+    private enum Outcome {
+        case reading
+        case ended
+        case failed(SensorError)
     }
 }

@@ -133,4 +133,29 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
         let woke = try #require(wakes.next(within: 2), "the capture overslept a sooner need")
         #expect(woke >= sooner && woke < sooner + 1_000_000_000)
     }
+
+    @Test func theLoopTakesQueuedSamplesItselfWhileTheCaptureSleeps() throws {
+        let path = try stillTrace(rate: 200, seconds: 10)
+        defer { unlink(path) }
+        let wakes = WakeLog()
+        let capture = replayCapture(path, wakes: wakes)
+        // The loop's word: it takes the samples itself; the capture thread only guards the queue.
+        capture.wakeForSamples(SampleNeed(need: .max))
+        #expect(capture.start())
+        defer { capture.stopAndWait() }
+        _ = try #require(wakes.next(within: 5))
+        _ = capture.events()
+        #expect(capture.canTakeQueued)
+        #expect(wakes.next(within: 0.1) == nil, "the capture thread woke the loop though it takes samples itself")
+
+        let taken = try #require(capture.takeQueuedEvents(), "the capture thread held the source while asleep")
+        let samples = taken.events.compactMap { if case .sample(let s) = $0 { s } else { nil } }
+        #expect(samples.count >= 15, "\(samples.count) samples queued in 100 ms at 200 Hz")
+        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.t < $1.t })
+        let newest = try #require(samples.last)
+        #expect(taken.newestArrival == newest.t && newest.t <= MonotonicClock.now())
+        // The forecast the loop arms its timer with: the next sample after 7 ms is 10 ms on.
+        let forecast = try #require(capture.expectedArrival(ofSampleAt: newest.t + 7_000_000))
+        #expect(forecast >= newest.t + 10_000_000 && forecast < newest.t + 10_001_000)
+    }
 }

@@ -81,19 +81,20 @@ test_failed.__test__ = False   # a helper, not a test pytest should collect
 def thread_sleeps(pid, comm):
     """How many times the daemon's thread named `comm` went to sleep (voluntary context switches:
     one per wake-up); None if no thread has that name. The event loop is the main thread
-    ('parallaxd'), sensor capture runs in 'plx-capture'."""
+    ('parallaxd'), sensor capture runs in 'plx-capture'; '*' sums every thread."""
+    total = None
     for tid in os.listdir('/proc/%d/task' % pid):
         try:
             with open('/proc/%d/task/%s/comm' % (pid, tid)) as f:
-                if f.read().strip() != comm:
+                if comm != '*' and f.read().strip() != comm:
                     continue
             with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
                 for line in f:
                     if line.startswith('voluntary_ctxt_switches'):
-                        return int(line.split()[1])
+                        total = (total or 0) + int(line.split()[1])
         except FileNotFoundError:
             continue
-    return None
+    return total
 
 
 def sleeps_under_typical_load(daemon, comms, seconds=2.0):

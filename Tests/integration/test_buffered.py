@@ -114,15 +114,16 @@ def test_frame_time_is_the_kernel_timestamp(start_daemon, testbed, feeders):
         'frame times %s are not kernel timestamps written (last written %s)' % (times[-5:], sorted(written)[-5:])
 
 
-# Capture-thread wake-ups a second allowed with 200 Hz scans and 60 Hz subscribers: one or two
-# per frame (the Python feeder's timing jitters), not one per scan (200).
+# Wake-ups a second the daemon may make, all threads together, with 200 Hz scans and 60 Hz
+# subscribers: one per frame, plus a second one when a scan comes later than forecast (the
+# Python feeder's timing jitters), never one per scan (200).
 PACED_WAKEUPS = 150
 
 
-def test_kernel_queue_reports_every_scan_and_capture_sleeps_between_frames(workdir, start_daemon, testbed, feeders):
+def test_kernel_queue_reports_every_scan_and_is_read_per_frame(workdir, start_daemon, testbed, feeders):
     # libiio sets buffer/watermark to its refill size (16): a kernel then reports the buffer
     # readable only once 16 scans wait (80 ms at 200 Hz). The daemon lowers it to 1 and deepens
-    # the queue so that its capture thread can sleep from frame to frame instead of per scan.
+    # the queue, so that the daemon can leave it alone from frame to frame instead of per scan.
     dev = plx.buffered_bmi160(0)
     testbed.add(dev)
     feeders.append(plx.ScanFeeder(testbed, dev, rate_hz=SCAN_RATE).start())
@@ -133,8 +134,8 @@ def test_kernel_queue_reports_every_scan_and_capture_sleeps_between_frames(workd
     assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     assert testbed.get_raw(dev, 'buffer/watermark') == '1'
     assert testbed.get_raw(dev, 'buffer/length') == '256'
-    rates = sleeps_under_typical_load(daemon, ('plx-capture',))
-    assert rates['plx-capture'] < PACED_WAKEUPS, 'capture thread woke %.0f times a second' % rates['plx-capture']
+    rates = sleeps_under_typical_load(daemon, ('*',))
+    assert rates['*'] < PACED_WAKEUPS, 'the daemon woke %.0f times a second' % rates['*']
 
 
 def test_non_monotonic_timestamp_clock_uses_read_time(start_daemon, testbed, feeders):
