@@ -18,12 +18,11 @@ extension Daemon {
     /// and the status report's rates stay current, at 10 wake-ups a second.
     static let maxSampleBatch: Int64 = 100_000_000
 
-    /// When the loop next needs fresh samples (a subscriber's due time; 0: now, every sample),
-    /// and the need after that one, so the capture thread can plan ahead (SamplePacing.swift).
+    /// When the loop next needs fresh samples (`Hub.nextSampleNeed`), and the need after that
+    /// one, so the capture can plan ahead (SamplePacing.swift).
     func nextSampleNeed() -> SampleNeed {
         let now = plx_monotonic_ns()
-        guard let due = hub.earliestDue else { return SampleNeed(need: now + Self.maxSampleBatch) }
-        if due <= now { return .everySample }
+        guard let due = hub.nextSampleNeed(now: now) else { return SampleNeed(need: now + Self.maxSampleBatch) }
         let need = min(due, now + Self.maxSampleBatch)
         let following = hub.earliestDue(afterServingAt: need).map { min($0, need + Self.maxSampleBatch) }
         return SampleNeed(need: need, following: following)

@@ -36,9 +36,19 @@ final class Hub {
 
     var count: Int { subscribers.count }
 
-    /// The earliest time (monotonic ns) a subscriber may take its next frame; nil without subscribers.
-    var earliestDue: Int64? {
-        subscribers.values.lazy.compactMap { $0.subscription?.nextDue }.min()
+    /// When the loop next needs a fresh sample (monotonic ns); nil without subscribers.
+    ///
+    /// A subscriber not yet due needs one at its due time. One already due is waiting for a frame
+    /// that has not come (the offset is not moving): it needs one at the next point of its rate's
+    /// grid, not at every sample. Why: a device at rest with a compositor subscribed is the
+    /// common case, and taking samples one by one there cost 400 wake-ups a second (the capture
+    /// thread and the loop each per sample) to send nothing. The price: the first frame of a new
+    /// motion goes out at the next grid point, at most one subscription interval after its sample.
+    func nextSampleNeed(now: Int64) -> Int64? {
+        subscribers.values.lazy.compactMap { client -> Int64? in
+            guard let sub = client.subscription else { return nil }
+            return sub.nextDue > now ? sub.nextDue : (now / sub.interval + 1) * sub.interval
+        }.min()
     }
 
     /// The earliest due time once every subscriber due by `time` has been served at `time`:

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import plx
-from helpers import sleeps_under_typical_load, tilt_x
+from helpers import sleeps_under_typical_load, thread_sleeps, tilt_x
 
 
 def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
@@ -104,6 +104,24 @@ def test_one_wakeup_per_frame_not_per_sample(workdir, start_daemon, MOTION):
     rates = sleeps_under_typical_load(daemon, ('*', 'plx-capture'))
     assert rates['*'] < PER_FRAME_WAKEUPS, 'the daemon woke %.0f times a second' % rates['*']
     assert rates['plx-capture'] < 10, 'the capture thread woke %.0f times a second' % rates['plx-capture']
+
+
+def test_a_device_at_rest_costs_no_more_wakeups_than_one_in_motion(workdir, start_daemon):
+    # Subscribers are due but no frame comes (the offset does not move): the daemon looks for
+    # one at each point of their rate's grid, not at every sample.
+    path = os.path.join(workdir, 'still.csv')
+    rows = [plx.Row(int(i * 5e6), (0.0, -9.80665, 0.0), (0.0, 0.0, 0.0)) for i in range(2000)]
+    plx.write_trace(path, rows, ['upright and still, 200 Hz'])
+    daemon = start_daemon(source='replay:' + path)
+    clients = [daemon.connect() for _ in range(4)]
+    for c in clients:
+        c.subscribe(rate=60)
+    assert clients[0].settle(quiet=0.5, timeout=8.0), 'offsets keep coming from a still device'
+    before = thread_sleeps(daemon.pid, '*')
+    start = time.monotonic()
+    clients[0].pump(2.0)
+    rate = (thread_sleeps(daemon.pid, '*') - before) / (time.monotonic() - start)
+    assert rate < PER_FRAME_WAKEUPS, 'the daemon woke %.0f times a second at rest' % rate
 
 
 def test_a_stalled_client_is_disconnected_without_delaying_others(workdir, start_daemon, MOTION):
