@@ -90,6 +90,15 @@ func rockingTrace(seconds: Double, rate: Double) -> String {
     return lines.joined(separator: "\n") + "\n"
 }
 
+/// A device standing upright and still.
+func stillTrace(seconds: Double, rate: Double) -> String {
+    var lines = ["# parallax-bench: upright and still", "t_ns,ax,ay,az,gx,gy,gz"]
+    for i in 0..<Int(seconds * rate) {
+        lines.append("\(Int64(Double(i) / rate * 1e9)),0,-9.80665,0,0,0,0")
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
+
 // MARK: - The daemon under test
 
 final class DaemonProcess {
@@ -311,9 +320,9 @@ for count in options.subscriberCounts {
     print("| \(count) | \(Int(Double(lines) / options.seconds)) | \(ms(percentile(sorted, 0.5))) | \(ms(percentile(sorted, 0.99))) | \(ms(percentile(sorted, 1.0))) |")
 }
 
-// CPU and memory for the typical load: 4 subscribers at 60 Hz, 200 Hz input.
-do {
-    let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: tracePath, config: configPath)
+/// CPU (% of a core, schedstat), memory and lines received with 4 subscribers at 60 Hz.
+func measureLoad(trace: String, config: String) -> (cpu: Double, memory: (rss: Int, peak: Int), lines: Int) {
+    let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: trace, config: config)
     // Subscribers first, then the window: the capture thread is running for all of it.
     let (_, _, warm) = measureLatency(socket: daemon.socketPath, count: 4, rate: 60, seconds: 0.5, keepOpen: true)
     let before = daemon.cpuNanoseconds
@@ -323,10 +332,27 @@ do {
     let cpu = Double(daemon.cpuNanoseconds - before) / elapsed * 100
     let memory = daemon.memory
     daemon.stop()
+    return (cpu, memory, lines)
+}
+
+// CPU and memory for the typical load: 4 subscribers at 60 Hz, 200 Hz input, the device moving.
+do {
+    let load = measureLoad(trace: tracePath, config: configPath)
     let floor = wakeupFloor(rate: options.inputRate, seconds: 10)
     print("")
-    print("typical load (4 × 60 Hz, \(Int(options.inputRate)) Hz input, \(Int(options.cpuSeconds)) s): CPU \(ms(cpu))% of a core, RSS \(memory.rss) KiB (peak \(memory.peak) KiB), \(lines) lines")
-    print("wake-up floor at \(Int(options.inputRate)) Hz on this machine now: \(ms(floor))% of a core; the daemon costs \(ms(cpu / floor).dropLast(1))× the floor")
+    print("typical load (4 × 60 Hz, \(Int(options.inputRate)) Hz input, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, RSS \(load.memory.rss) KiB (peak \(load.memory.peak) KiB), \(load.lines) lines")
+    print("wake-up floor at \(Int(options.inputRate)) Hz on this machine now: \(ms(floor))% of a core; the daemon costs \(ms(load.cpu / floor).dropLast(1))× the floor")
+}
+
+// The same subscribers with the device at rest and the default MinimumChange: no frames to send,
+// so this is what watching for motion costs.
+do {
+    let stillPath = dir + "/still.csv"
+    writeFile(stillPath, stillTrace(seconds: 20, rate: options.inputRate))
+    let restConfig = dir + "/rest.conf"
+    writeFile(restConfig, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n")
+    let load = measureLoad(trace: stillPath, config: restConfig)
+    print("at rest (4 × 60 Hz, \(Int(options.inputRate)) Hz input, device still, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, \(load.lines) lines")
 }
 
 // Idle: no subscribers; after the start-up probe's linger the daemon must not run at all.
