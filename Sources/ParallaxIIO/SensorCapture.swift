@@ -215,7 +215,8 @@ public final class SensorCapture: Sendable {
         let now = MonotonicClock.now()
         let need = plan.need.need
         guard need > now + Self.minimumSleep else { return false }
-        let arrival = need == .max ? Int64.max : source.expectedArrival(ofSampleAt: need)
+        // Under the slot's lock: the loop may be taking from the source right now.
+        let arrival = need == .max ? Int64.max : slot.withLock { _ in source.expectedArrival(ofSampleAt: need) }
         let target = min(arrival, now + max(Self.minimumSleep, source.queueSpan))
         guard target > now + Self.minimumSleep else { return false }
         sleepingFor.store(need, ordering: .sequentiallyConsistent)
