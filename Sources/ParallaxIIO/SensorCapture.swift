@@ -6,8 +6,10 @@ import Synchronization
 /// Runs one `SensorDriver` on its own thread and hands what it produces to the event loop.
 ///
 /// Why a thread: sensor reads block (sysfs, buffers, a replay's pacing) and must never stall the
-/// loop that serves clients. The thread owns the driver; the loop only drains `events()` after the
-/// `wake` callback (an eventfd write) tells it something is waiting.
+/// loop that serves clients. The thread opens, reads and closes the driver; the loop drains
+/// `events()` after the `wake` callback (an eventfd write) tells it something is waiting. The one
+/// exception is a `QueuedSampleSource`, whose queued samples the loop may take itself without
+/// waiting (`takeQueuedEvents`), under a lock the loop only ever tries (SamplePacing.swift).
 public final class SensorCapture: Sendable {
     public enum Event: Sendable, Equatable {
         case opened([SensorDescription])
