@@ -256,20 +256,14 @@ public final class SensorCapture: Sendable {
         post(.opened(driver.sensors))
         var plan = Plan()
         while !shouldStop() {
-            let outcome: Outcome = slot.withLock { s in
-                if let failure = s.failure { return .failed(failure) }
-                return .reading
-            }
-            if case .failed(let error) = outcome {
-                post(.failed(error))
-                return
-            }
             plan.refresh(self)
+            let outcome: Outcome
             if let queued, pacedSleep(queued, plan: plan) {
                 // Take what the source queued meanwhile, in one go; the fresh sample among it (if
                 // it came as expected) wakes the loop.
                 plan.refresh(self)
-                let ended = slot.withLock { s -> Outcome in
+                outcome = slot.withLock { s -> Outcome in
+                    if let failure = s.failure { return .failed(failure) }
                     do throws(SensorError) {
                         while !shouldStop(), let sample = try queued.takeQueued() {
                             post(.sample(sample), wakingLoop: plan.take(arrival: queued.lastSampleArrival))
@@ -279,24 +273,21 @@ public final class SensorCapture: Sendable {
                     }
                     return queued.hasEnded ? .ended : .reading
                 }
-                switch ended {
-                case .reading: continue
-                case .ended: if !shouldStop() { post(.ended) }
-                case .failed(let error): post(.failed(error))
-                }
-                return
-            }
-            let read = slot.withLock { _ -> Outcome in
-                do throws(SensorError) {
-                    guard let sample = try driver.nextSample(shouldStop: shouldStop) else { return .ended }
-                    let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
-                    post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
-                    return .reading
-                } catch {
-                    return .failed(error)
+            } else {
+                outcome = slot.withLock { s -> Outcome in
+                    // A failure the loop met while taking from the source ends the capture too.
+                    if let failure = s.failure { return .failed(failure) }
+                    do throws(SensorError) {
+                        guard let sample = try driver.nextSample(shouldStop: shouldStop) else { return .ended }
+                        let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
+                        post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
+                        return .reading
+                    } catch {
+                        return .failed(error)
+                    }
                 }
             }
-            switch read {
+            switch outcome {
             case .reading: continue
             case .ended: if !shouldStop() { post(.ended) }
             case .failed(let error): post(.failed(error))

@@ -41,22 +41,23 @@ def workdir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.fixture
-def parallaxd_bin():
-    path = plx.find_binary('parallaxd')
+def built_binary(name):
+    """The path of a built executable of this package; skips the test when it is not built."""
+    path = plx.find_binary(name)
     why = plx.binary_missing(path)
     if why:
         pytest.skip(why)
     return path
+
+
+@pytest.fixture
+def parallaxd_bin():
+    return built_binary('parallaxd')
 
 
 @pytest.fixture
 def parallaxctl_bin():
-    path = plx.find_binary('parallaxctl')
-    why = plx.binary_missing(path)
-    if why:
-        pytest.skip(why)
-    return path
+    return built_binary('parallaxctl')
 
 
 @pytest.fixture

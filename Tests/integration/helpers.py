@@ -78,10 +78,12 @@ def test_failed(request):
 test_failed.__test__ = False   # a helper, not a test pytest should collect
 
 
-def thread_sleeps(pid, comm):
-    """How many times the daemon's thread named `comm` went to sleep (voluntary context switches:
-    one per wake-up); None if no thread has that name. The event loop is the main thread
-    ('parallaxd'), sensor capture runs in 'plx-capture'; '*' sums every thread."""
+def context_switches(pid, comm='*', involuntary=True):
+    """Context switches of the daemon's thread named `comm` ('*': every thread), from /proc;
+    None if no thread has that name. Voluntary ones count the times a thread went to sleep (one
+    per wake-up); involuntary ones, the times it was preempted. The event loop is the main
+    thread ('parallaxd'), sensor capture runs in 'plx-capture'."""
+    kinds = ('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches') if involuntary else ('voluntary_ctxt_switches',)
     total = None
     for tid in os.listdir('/proc/%d/task' % pid):
         try:
@@ -90,24 +92,33 @@ def thread_sleeps(pid, comm):
                     continue
             with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
                 for line in f:
-                    if line.startswith('voluntary_ctxt_switches'):
+                    if line.startswith(kinds):
                         total = (total or 0) + int(line.split()[1])
         except FileNotFoundError:
             continue
     return total
 
 
-def sleeps_under_typical_load(daemon, comms, seconds=2.0):
+def thread_sleeps(pid, comm):
+    """How many times the daemon's thread named `comm` ('*': all) went to sleep."""
+    return context_switches(pid, comm, involuntary=False)
+
+
+def sleeps_under_typical_load(daemon, comms, seconds=2.0, moving=True):
     """The issue's typical load: 4 subscribers at 60 Hz. Returns {comm: sleeps per second} of the
-    named daemon threads over `seconds` once frames flow, after checking one subscriber got its
-    rate meanwhile."""
+    named daemon threads ('*': all) over `seconds`. Moving: once frames flow, and after checking
+    one subscriber got its rate meanwhile. At rest: once the start-up frames have stopped, and
+    after checking none came meanwhile."""
     import time
     clients = [daemon.connect() for _ in range(4)]
     for c in clients:
         c.subscribe(rate=60)
-    for c in clients:
-        assert c.wait_offset(lambda x, y: True, 5) is not None, 'no frames for a subscriber'
     first = clients[0]
+    if moving:
+        for c in clients:
+            assert c.wait_offset(lambda x, y: True, 5) is not None, 'no frames for a subscriber'
+    else:
+        assert first.settle(quiet=0.5, timeout=8.0), 'offsets keep coming from a still device'
     mark = len(first.frames)
     before = {c: thread_sleeps(daemon.pid, c) for c in comms}
     start = time.monotonic()
@@ -115,7 +126,10 @@ def sleeps_under_typical_load(daemon, comms, seconds=2.0):
     elapsed = time.monotonic() - start
     after = {c: thread_sleeps(daemon.pid, c) for c in comms}
     got = len(first.frames) - mark
-    assert got >= seconds * 60 * 0.8, 'a 60 Hz subscriber got %d frames in %g s' % (got, seconds)
+    if moving:
+        assert got >= seconds * 60 * 0.8, 'a 60 Hz subscriber got %d frames in %g s' % (got, seconds)
+    else:
+        assert got == 0, 'a still device sent %d frames' % got
     for c in comms:
         assert before[c] is not None and after[c] is not None, 'no daemon thread named %r' % c
     return {c: (after[c] - before[c]) / elapsed for c in comms}

@@ -18,12 +18,14 @@ BUFFERED_LOG = 'capture: buffered'
 POLLED_LOG = 'polling instead'
 
 
-def start_buffered(start_daemon, testbed, feeders, device, **feeder_kw):
-    """Adds the device, starts its feeder, then the daemon; returns (daemon, feeder)."""
+def start_buffered(start_daemon, testbed, feeders, device, daemon_kw=None, **feeder_kw):
+    """Adds the device, starts its feeder, then the daemon (with `daemon_kw`), and checks from the
+    log that it chose buffered capture; returns (daemon, feeder)."""
     testbed.add(device)
     feeder = plx.ScanFeeder(testbed, device, rate_hz=SCAN_RATE, **feeder_kw).start()
     feeders.append(feeder)
-    daemon = start_daemon()
+    daemon = start_daemon(**(daemon_kw or {}))
+    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     return daemon, feeder
 
 
@@ -62,7 +64,6 @@ def device_with_format(accel_type, gyro_type, bias):
 def test_buffered_tilt_keeps_signs(start_daemon, testbed, feeders, accel_type, gyro_type, bias, sign):
     dev = device_with_format(accel_type, gyro_type, bias)
     daemon, feeder = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     c = daemon.connect()
     subscribe_ready(c)
     tilt_x(testbed, dev, dev, sign * 15.0)
@@ -78,7 +79,6 @@ def test_buffered_accelerometer_alone_keeps_signs(start_daemon, testbed, feeders
     # follows gravity only if the accelerometer's scans decode right (the gyro cannot cover up).
     dev = device_with_format(accel_type, gyro_type, bias)
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     c = daemon.connect()
     subscribe_ready(c)
     testbed.set_accel(dev, plx.gravity_after_rotation(plx.UPRIGHT, 'x', -15.0))
@@ -90,7 +90,6 @@ def test_buffered_accelerometer_alone_keeps_signs(start_daemon, testbed, feeders
 def test_buffered_turn_keeps_signs(start_daemon, testbed, feeders, sign):
     dev = plx.buffered_bmi160(0)
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     c = daemon.connect()
     subscribe_ready(c)
     turn_y(testbed, dev, dev, sign)
@@ -103,7 +102,6 @@ def test_frame_time_is_the_kernel_timestamp(start_daemon, testbed, feeders):
     # (not the daemon's read time, which comes later and would match none).
     dev = plx.buffered_bmi160(0)
     daemon, feeder = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     c = daemon.connect()
     subscribe_ready(c)
     tilt_x(testbed, dev, dev, 15.0)
@@ -125,13 +123,10 @@ def test_kernel_queue_reports_every_scan_and_is_read_per_frame(workdir, start_da
     # readable only once 16 scans wait (80 ms at 200 Hz). The daemon lowers it to 1 and deepens
     # the queue, so that the daemon can leave it alone from frame to frame instead of per scan.
     dev = plx.buffered_bmi160(0)
-    testbed.add(dev)
-    feeders.append(plx.ScanFeeder(testbed, dev, rate_hz=SCAN_RATE).start())
     conf = workdir + '/paced.conf'
     with open(conf, 'w') as f:
         f.write('[Motion]\nMinimumChange=0\n')   # every scan makes a frame: subscribers stay due
-    daemon = start_daemon(config=conf)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
+    daemon, _ = start_buffered(start_daemon, testbed, feeders, dev, daemon_kw={'config': conf})
     assert testbed.get_raw(dev, 'buffer/watermark') == '1'
     assert testbed.get_raw(dev, 'buffer/length') == '256'
     rates = sleeps_under_typical_load(daemon, ('*',))
@@ -145,7 +140,6 @@ def test_non_monotonic_timestamp_clock_uses_read_time(start_daemon, testbed, fee
     dev = plx.buffered_bmi160(0, timestamp_clock='realtime')
     daemon, feeder = start_buffered(start_daemon, testbed, feeders, dev,
                                     timestamp_of=lambda t_ns: time.time_ns())
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     assert 'clock realtime is not monotonic' in daemon.stderr_text()
     c = daemon.connect()
     subscribe_ready(c)
@@ -184,7 +178,6 @@ def test_buffer_that_cannot_be_enabled_falls_back_to_polling(start_daemon, testb
 def test_missing_trigger_is_assigned(start_daemon, testbed, feeders):
     dev = plx.buffered_bmi160(0)
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     assert testbed.get_raw(dev, 'trigger/current_trigger') == 'bmi160-dev0'
     assert 'assigned trigger bmi160-dev0' in daemon.stderr_text()
 
@@ -193,14 +186,12 @@ def test_other_trigger_is_used_when_the_own_one_is_missing(start_daemon, testbed
     # Only a sysfs trigger exists (as with iio-trig-sysfs): the device gets that one.
     dev = plx.buffered_bmi160(0, trigger_name='sysfstrig0')
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     assert testbed.get_raw(dev, 'trigger/current_trigger') == 'sysfstrig0'
 
 
 def test_current_trigger_is_kept(start_daemon, testbed, feeders):
     dev = plx.buffered_bmi160(0, current_trigger='bmi160-dev0')
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     assert 'using its current trigger bmi160-dev0' in daemon.stderr_text()
     assert 'assigned trigger' not in daemon.stderr_text()
 
@@ -219,7 +210,6 @@ def test_buffer_going_silent_is_lost_then_polled(start_daemon, testbed, feeders)
     daemon, feeder = start_buffered(start_daemon, testbed, feeders, dev)
     c = daemon.connect()
     subscribe_ready(c)
-    assert BUFFERED_LOG in daemon.stderr_text()
     feeder.stop()
     lost = c.wait_for(lambda o: o.get('type') == 'state' and o.get('sensor') == 'lost', 10.0)
     assert lost is not None, describe(c)
@@ -276,7 +266,6 @@ def test_device_without_trigger_directory_needs_none(start_daemon, testbed, feed
     # Devices with their own FIFO (and HID hubs) have no trigger/ directory: buffered as they are.
     dev = plx.buffered_bmi160(0, trigger_dir=False, trigger_name=None)
     daemon, _ = start_buffered(start_daemon, testbed, feeders, dev)
-    assert wait_log(daemon, BUFFERED_LOG), daemon.stderr_tail()
     c = daemon.connect()
     subscribe_ready(c)
     tilt_x(testbed, dev, dev, 15.0)

@@ -10,7 +10,7 @@ import time
 import pytest
 
 import plx
-from helpers import sleeps_under_typical_load, thread_sleeps, tilt_x
+from helpers import context_switches, sleeps_under_typical_load, tilt_x
 
 
 def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
@@ -49,20 +49,6 @@ def wait_until(pred, timeout, what):
             return
         time.sleep(0.02)
     pytest.fail('timed out waiting for ' + what)
-
-
-def context_switches(pid):
-    """Voluntary + involuntary context switches of every thread: each wake-up adds one."""
-    total = 0
-    for tid in os.listdir('/proc/%d/task' % pid):
-        try:
-            with open('/proc/%d/task/%s/status' % (pid, tid)) as f:
-                for line in f:
-                    if line.startswith(('voluntary_ctxt_switches', 'nonvoluntary_ctxt_switches')):
-                        total += int(line.split()[1])
-        except FileNotFoundError:
-            pass
-    return total
 
 
 def open_fds(pid):
@@ -113,14 +99,7 @@ def test_a_device_at_rest_costs_no_more_wakeups_than_one_in_motion(workdir, star
     rows = [plx.Row(int(i * 5e6), (0.0, -9.80665, 0.0), (0.0, 0.0, 0.0)) for i in range(2000)]
     plx.write_trace(path, rows, ['upright and still, 200 Hz'])
     daemon = start_daemon(source='replay:' + path)
-    clients = [daemon.connect() for _ in range(4)]
-    for c in clients:
-        c.subscribe(rate=60)
-    assert clients[0].settle(quiet=0.5, timeout=8.0), 'offsets keep coming from a still device'
-    before = thread_sleeps(daemon.pid, '*')
-    start = time.monotonic()
-    clients[0].pump(2.0)
-    rate = (thread_sleeps(daemon.pid, '*') - before) / (time.monotonic() - start)
+    rate = sleeps_under_typical_load(daemon, ('*',), moving=False)['*']
     assert rate < PER_FRAME_WAKEUPS, 'the daemon woke %.0f times a second at rest' % rate
 
 
