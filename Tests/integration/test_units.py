@@ -127,18 +127,53 @@ def udevadm():
     return path
 
 
+# Runs in a private mount namespace (`unshare --mount`, private propagation): a tmpfs /run for our
+# rule and udev's database, and a private /dev whose `char/` directory takes the symlink that
+# `udevadm test` creates. Why a whole private /dev rather than a tmpfs over /dev/char: many
+# containers and CI runners have no /dev/char to mount over, and creating it on the host would
+# leave it behind. The private /dev is a tmpfs holding the host's entries bind-mounted one by one
+# (except `char`), so udevadm and umockdev-run see the real null, pts, shm, ... . /dev/ptmx becomes
+# the link `pts/ptmx`, as in containers: the kernel finds a ptmx's devpts instance through a `pts`
+# directory beside it, which a bind-mounted single file does not have (openpty() would fail).
+PRIVATE_UDEV_SCRIPT = r"""
+set -e
+rules=$1 desc=$2 tool=$3 device=$4 hostdev=$5
+mount -t tmpfs tmpfs /run
+mkdir -p /run/udev/rules.d
+cp "$rules" /run/udev/rules.d/
+mkdir -p "$hostdev"
+mount --rbind /dev "$hostdev"
+mount -t tmpfs -o mode=0755 tmpfs /dev
+for entry in "$hostdev"/* "$hostdev"/.[!.]*; do
+    [ -e "$entry" ] || [ -L "$entry" ] || continue
+    name=/dev/${entry##*/}
+    [ "$name" = /dev/char ] && continue
+    [ "$name" = /dev/ptmx ] && continue
+    if [ -L "$entry" ]; then cp -P "$entry" "$name"
+    elif [ -d "$entry" ]; then mkdir "$name" && mount --rbind "$entry" "$name"
+    else : > "$name" && mount --bind "$entry" "$name"
+    fi
+done
+ln -s pts/ptmx /dev/ptmx
+mkdir /dev/char
+exec umockdev-run -d "$desc" -- "$tool" test --action=add "$device"
+"""
+
+
 def udev_test(tool, workdir, device):
     """`udevadm test --action=add` for one emulated device with only our rule added, in a private
-    mount namespace (a tmpfs /run for the rule and udev's database, a tmpfs /dev/char for the
-    symlink udevadm test creates): nothing of the host's udev state is touched."""
+    mount namespace (PRIVATE_UDEV_SCRIPT): nothing of the host's udev state or /dev is touched, and
+    the host needs no /dev/char."""
     desc = os.path.join(workdir, 'dev.umockdev')
     with open(desc, 'w') as f:
         f.write(device.to_umockdev())
-    script = ('mount -t tmpfs tmpfs /run && mount -t tmpfs tmpfs /dev/char && mkdir -p /run/udev/rules.d && '
-              'cp "$1" /run/udev/rules.d/ && exec umockdev-run -d "$2" -- "$3" test --action=add "$4"')
-    out = subprocess.run(['unshare', '--mount', 'sh', '-c', script, 'sh', RULES, desc, tool,
-                          '/sys' + device.sysfs_path], capture_output=True, text=True, timeout=60)
+    hostdev = os.path.join(workdir, 'hostdev')
+    had_dev_char = os.path.exists('/dev/char')
+    out = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', PRIVATE_UDEV_SCRIPT,
+                          'sh', RULES, desc, tool, '/sys' + device.sysfs_path, hostdev],
+                         capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stdout + out.stderr
+    assert os.path.exists('/dev/char') == had_dev_char, 'the host /dev is left as it was'
     return out.stdout + out.stderr
 
 
