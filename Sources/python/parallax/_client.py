@@ -1,0 +1,280 @@
+"""The subscriber: one connection to parallaxd that reconnects by itself, keeps only the newest
+offset, and can be driven by a blocking loop or by the caller's own event loop
+(docs/client-kit.md "Python"; the C library libparallax has the same semantics).
+
+Single-threaded by design: nothing here starts a thread or sleeps except the blocking iterator."""
+import errno
+import math
+import os
+import select
+import socket as _socket
+import time
+
+from ._values import State
+from ._wire import LineReader, decode_line, decode_offset, decode_state, encode_subscribe
+
+# Where parallaxd listens when neither the caller nor $PARALLAXD_SOCKET names a socket.
+SYSTEM_SOCKET_PATH = '/run/parallaxd/parallaxd.sock'
+SOCKET_ENV = 'PARALLAXD_SOCKET'
+# Reconnection back-off (seconds): the first retry after 100 ms, doubling up to 5 s; back to the
+# start once a daemon accepts the subscription. A daemon that is away costs a few wake-ups a
+# minute, one that comes back is found within 5 s.
+INITIAL_BACKOFF = 0.1
+MAX_BACKOFF = 5.0
+# Display rotations the protocol knows (degrees clockwise).
+ROTATIONS = (0, 90, 180, 270)
+# Bytes taken per recv(2): dozens of offset lines (~100 bytes each).
+RECV_CHUNK = 64 * 1024
+# Most bytes one dispatch() reads: a peer that writes faster than we parse cannot keep dispatch()
+# from returning; the descriptor stays readable and the loop calls again.
+MAX_BYTES_PER_DISPATCH = 1024 * 1024
+# The id on our subscribe command; the daemon echoes it in the reply or the error.
+SUBSCRIBE_ID = 'parallax-python-subscribe'
+# Longest error message kept in State.error (characters).
+MAX_ERROR_CHARS = 300
+# sun_path holds 108 bytes including the terminating NUL.
+MAX_SOCKET_PATH_BYTES = 107
+
+
+class AccessDenied(PermissionError):
+    """The daemon refused this process (error permission_denied: not root, not in the `parallax`
+    group, no active seat session) or the socket's permissions did. The client stops trying, so a
+    refused program does not knock again and again; Client.reconnect() tries once more."""
+
+
+def default_socket_path():
+    """$PARALLAXD_SOCKET when set and not empty, else /run/parallaxd/parallaxd.sock."""
+    return os.environ.get(SOCKET_ENV) or SYSTEM_SOCKET_PATH
+
+
+def _validate_rate(rate):
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate <= 0:
+        raise ValueError('rate must be a positive number of Hz, not %r' % (rate,))
+    return int(rate) if float(rate).is_integer() else float(rate)
+
+
+class Client:
+    """A subscription to parallaxd's offsets.
+
+        with parallax.Client(rate=60, rotation=0) as c:
+            for o in c:                     # blocks; the newest offset after each read
+                layer.move(o.x, o.y)
+
+    Or in an event loop: watch c.fileno() for input and call c.dispatch(); while it is -1 (no
+    connection) call c.dispatch() again after c.timeout() seconds. See docs/client-kit.md.
+
+    `socket`: the daemon's socket path (None: $PARALLAXD_SOCKET, else
+    /run/parallaxd/parallaxd.sock). `rate`: frames per second wanted (the daemon caps it; the
+    effective rate is `effective_rate` once subscribed). `rotation`: the clockwise rotation of
+    the output the offsets are drawn on (0, 90, 180, 270); offsets arrive in its axes.
+    Neither a missing daemon nor a restart is an error: the client keeps trying with back-off
+    and subscribes again with the same rate and rotation."""
+
+    def __init__(self, socket=None, rate=60, rotation=0):
+        path = os.fspath(socket) if socket is not None else default_socket_path()
+        if not path or len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
+            raise ValueError('socket path must have 1 to %d bytes: %r' % (MAX_SOCKET_PATH_BYTES, path))
+        if rotation not in ROTATIONS or isinstance(rotation, bool):
+            raise ValueError('rotation must be one of %s degrees, not %r' % (ROTATIONS, rotation))
+        self.socket_path = path
+        self.rate = _validate_rate(rate)
+        self.rotation = int(rotation)
+        self.effective_rate = None     # the rate the daemon granted (Hz), once subscribed
+        self._sock = None
+        self._reader = LineReader()
+        self._offset = None
+        self._offsets_received = 0     # accepted offset frames, so "new" survives a seq restart
+        self._offsets_yielded = 0      # the count at the iterator's last yield
+        self._state = State()
+        self._denied = None            # the refusal's message once access was denied
+        self._closed = False
+        self._backoff = INITIAL_BACKOFF
+        self._next_attempt = time.monotonic()
+        self._poller = None
+        self._try_connect()
+
+    # -- what the caller reads ------------------------------------------------------------------
+
+    @property
+    def offset(self):
+        """The newest Offset received, or None before the first (kept while disconnected)."""
+        return self._offset
+
+    @property
+    def state(self):
+        """The State: connected, sensor, reduce_motion, calibrated, error."""
+        return self._state
+
+    def fileno(self):
+        """The connection's descriptor for the caller's poll/GLib/asyncio loop, or -1 while there
+        is no connection (then call dispatch() after timeout() seconds). It changes with every
+        reconnection, so re-register it whenever it differs from the one you watch."""
+        return self._sock.fileno() if self._sock is not None else -1
+
+    def timeout(self):
+        """Seconds after which dispatch() must be called even without input (the reconnection
+        back-off; 0 when an attempt is due), or None when only input on fileno() matters."""
+        if self._sock is not None or self._closed or self._denied is not None:
+            return None
+        return max(0.0, self._next_attempt - time.monotonic())
+
+    # -- driving it -----------------------------------------------------------------------------
+
+    def dispatch(self):
+        """Reads everything pending without blocking (and connects when an attempt is due).
+        Returns True when a new offset or a changed state arrived. Raises AccessDenied when the
+        daemon refused this process (and on every call after that until reconnect())."""
+        if self._closed:
+            return False
+        self._raise_if_denied()
+        before = (self._offsets_received, self._state)
+        if self._sock is None and time.monotonic() >= self._next_attempt:
+            self._try_connect()
+        if self._sock is not None:
+            self._read_pending()
+        self._raise_if_denied()
+        return (self._offsets_received, self._state) != before
+
+    def reconnect(self):
+        """Drops the connection (if any) and tries again now, also after AccessDenied."""
+        self._denied = None
+        self._backoff = INITIAL_BACKOFF
+        self._close_socket()
+        self._try_connect()
+
+    def close(self):
+        """Closes the connection for good; iteration ends, dispatch() returns False."""
+        self._closed = True
+        self._close_socket()
+        self._state = self._state._replace(connected=False)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        """Blocks until an offset newer than the last one yielded arrives and returns the newest
+        (never a backlog). StopIteration after close(); AccessDenied when refused."""
+        while not self._closed:
+            self.dispatch()
+            if self._offsets_received != self._offsets_yielded:
+                self._offsets_yielded = self._offsets_received
+                return self._offset
+            self._wait()
+        raise StopIteration
+
+    def _wait(self):
+        if self._sock is None:
+            pause = self.timeout()
+            if pause:
+                time.sleep(pause)
+            return
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self._sock, select.POLLIN)
+        self._poller.poll()
+
+    # -- connection -----------------------------------------------------------------------------
+
+    def _try_connect(self):
+        if self._closed or self._denied is not None:
+            return
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_NONBLOCK | _socket.SOCK_CLOEXEC)
+        try:
+            sock.connect(self.socket_path)
+            sock.send(encode_subscribe(self.rate, self.rotation, SUBSCRIBE_ID), _socket.MSG_NOSIGNAL)
+        except OSError as e:
+            sock.close()
+            reason = 'cannot connect to %s: %s' % (self.socket_path, os.strerror(e.errno) if e.errno else e)
+            if e.errno in (errno.EACCES, errno.EPERM):
+                self._deny(reason)
+            else:
+                self._state = self._state._replace(connected=False, error=reason)
+                self._schedule_retry()
+            return
+        self._sock = sock
+
+    def _schedule_retry(self):
+        self._next_attempt = time.monotonic() + self._backoff
+        self._backoff = min(self._backoff * 2, MAX_BACKOFF)
+
+    def _close_socket(self):
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        self._poller = None
+        self._reader.reset()
+
+    def _lost(self, reason):
+        """The connection ended or failed: forget it and try again after the back-off."""
+        self._close_socket()
+        self._state = self._state._replace(connected=False, error=reason)
+        self._schedule_retry()
+
+    def _deny(self, message):
+        self._close_socket()
+        self._denied = message[:MAX_ERROR_CHARS]
+        self._state = self._state._replace(connected=False, error='access denied: ' + self._denied)
+
+    def _raise_if_denied(self):
+        if self._denied is not None:
+            raise AccessDenied(self._denied)
+
+    # -- input ----------------------------------------------------------------------------------
+
+    def _read_pending(self):
+        taken = 0
+        while self._sock is not None and taken < MAX_BYTES_PER_DISPATCH:
+            try:
+                data = self._sock.recv(RECV_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError as e:
+                self._lost('connection to %s failed: %s' % (self.socket_path, os.strerror(e.errno) if e.errno else e))
+                return
+            if not data:
+                self._lost('parallaxd closed the connection')
+                return
+            taken += len(data)
+            for line in self._reader.feed(data):
+                self._handle(line)
+                if self._sock is None:     # the line ended the connection (access denied)
+                    return
+
+    def _handle(self, line):
+        msg = decode_line(line)
+        if msg is None:
+            return
+        kind = msg['type']
+        if kind == 'offset':
+            offset = decode_offset(msg)
+            if offset is not None:
+                self._offset = offset
+                self._offsets_received += 1
+        elif kind == 'state':
+            self._state = decode_state(msg, self._state)
+        elif kind == 'subscribed':
+            rate = msg.get('rate')
+            self.effective_rate = rate if isinstance(rate, int) and not isinstance(rate, bool) else None
+            self._backoff = INITIAL_BACKOFF
+            self._state = self._state._replace(connected=True, error=None)
+        elif kind == 'error':
+            self._handle_error(msg)
+
+    def _handle_error(self, msg):
+        code = msg.get('code') if isinstance(msg.get('code'), str) else 'unknown'
+        text = msg.get('message') if isinstance(msg.get('message'), str) else ''
+        described = ('%s: %s' % (code, text) if text else code)[:MAX_ERROR_CHARS]
+        ours = msg.get('id') in (SUBSCRIBE_ID, None)
+        if code == 'permission_denied' and ours:
+            self._deny(described)
+        elif msg.get('id') == SUBSCRIBE_ID:
+            # Refused for another reason (e.g. unavailable): start over later, with back-off.
+            self._lost('subscribe refused: ' + described)
+        else:
+            self._state = self._state._replace(error=described)

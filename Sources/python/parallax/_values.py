@@ -1,0 +1,77 @@
+"""The values a client sees: an offset frame, the daemon's state, and the two helpers a layer needs
+to move with the device (docs/protocol.md "Offset frames", docs/client-kit.md "Python").
+
+Pure functions and immutable records; no I/O here."""
+import math
+from typing import NamedTuple, Optional
+
+# Offsets are normalised: each axis lies in [OFFSET_MIN, OFFSET_MAX] (docs/protocol.md).
+OFFSET_MIN = -1.0
+OFFSET_MAX = 1.0
+# Offset times are CLOCK_MONOTONIC nanoseconds; velocities are offset units per second.
+NANOSECONDS_PER_SECOND = 1_000_000_000
+
+# The daemon's sensor states on the wire ("state" lines).
+SENSOR_OK = 'ok'
+SENSOR_LOST = 'lost'
+SENSOR_NONE = 'none'
+SENSOR_STATES = (SENSOR_OK, SENSOR_LOST, SENSOR_NONE)
+
+
+class Offset(NamedTuple):
+    """One viewer offset frame.
+
+    x, y   the offset, each in [-1, 1] (x to the right of the screen, y to its top, already
+           rotated into the subscriber's output axes)
+    vx, vy its rate of change at `t` in offset units per second (0 from daemons that do not
+           send velocity)
+    t      CLOCK_MONOTONIC nanoseconds of the newest sensor sample behind it
+           (comparable with time.monotonic_ns())
+    seq    the daemon's frame counter (a gap means frames were skipped; it restarts with the
+           daemon)"""
+    x: float
+    y: float
+    vx: float
+    vy: float
+    t: int
+    seq: int
+
+
+class State(NamedTuple):
+    """What the client knows about its daemon.
+
+    connected      the daemon accepted the subscription and the connection is up
+    sensor         'ok', 'lost' or 'none' (the daemon's last state line; kept while disconnected)
+    reduce_motion  the user asked for reduced motion: offsets stay at (0, 0)
+    calibrated     the daemon has a gyroscope calibration
+    error          the last error the daemon or the connection reported, for display and logs
+                   (None when there is none); reset by a successful subscription"""
+    connected: bool = False
+    sensor: str = SENSOR_NONE
+    reduce_motion: bool = False
+    calibrated: bool = False
+    error: Optional[str] = None
+
+
+def _clamp_axis(value, fallback):
+    """value clamped to [-1, 1]; `fallback` when it is NaN (inf·0 and the like)."""
+    if math.isnan(value):
+        return fallback
+    return min(OFFSET_MAX, max(OFFSET_MIN, value))
+
+
+def interpolate(offset, minimum, maximum):
+    """UIKit's interpolating motion effect for one axis: the value at `offset` (in [-1, 1]) on the
+    line from `minimum` (offset −1) to `maximum` (offset +1):
+    minimum + (maximum − minimum)·(offset/2 + 1/2). Offset 0 gives the midpoint."""
+    return minimum + (maximum - minimum) * (offset / 2.0 + 0.5)
+
+
+def predict(offset, at_ns):
+    """The offset extrapolated to CLOCK_MONOTONIC time `at_ns` (e.g. the moment the next frame is
+    shown) with its velocity: x + vx·(at_ns − t)/10⁹, likewise y, each clamped to [-1, 1].
+    Returns a new Offset with t = at_ns (vx, vy and seq unchanged)."""
+    dt = (at_ns - offset.t) / NANOSECONDS_PER_SECOND
+    return offset._replace(x=_clamp_axis(offset.x + offset.vx * dt, offset.x),
+                           y=_clamp_axis(offset.y + offset.vy * dt, offset.y),
+                           t=at_ns)

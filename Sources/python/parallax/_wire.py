@@ -1,0 +1,131 @@
+"""Protocol v1 on the client's side (docs/protocol.md): cutting the byte stream into lines with a
+bounded buffer, and decoding server lines defensively.
+
+Nothing here raises on bad input: a line that is not what the protocol promises decodes to None
+and the caller ignores it. A daemon is trusted to be right, but a client library must not let a
+wrong or hostile peer crash its host program, put NaN into it or make it grow without bound."""
+import json
+import math
+
+from ._values import OFFSET_MAX, OFFSET_MIN, SENSOR_STATES, Offset
+
+# Longest server line kept (bytes, without "\n"). The longest real line, a status reply, is a few
+# hundred bytes; anything past this is dropped up to its newline, so the buffer stays bounded.
+MAX_LINE_BYTES = 64 * 1024
+# Offset times and frame counters are 64-bit on the wire (the C library stores them as such).
+INT64_MIN = -(1 << 63)
+INT64_MAX = (1 << 63) - 1
+UINT64_MAX = (1 << 64) - 1
+
+
+class LineReader:
+    """Splits received bytes into lines. Keeps at most MAX_LINE_BYTES of an unfinished line; a
+    longer line is discarded (counted in `discarded`) and reading resumes after its newline."""
+
+    def __init__(self, max_line=MAX_LINE_BYTES):
+        self.max_line = max_line
+        self._partial = bytearray()
+        self._skipping = False     # inside an overlong line: drop bytes up to the next newline
+        self.discarded = 0         # overlong lines dropped so far
+
+    def feed(self, data):
+        """The complete lines (bytes without "\n") that `data` finishes, oldest first."""
+        lines = []
+        start = 0
+        while True:
+            end = data.find(b'\n', start)
+            if end < 0:
+                break
+            if self._skipping:
+                self._skipping = False
+            elif len(self._partial) + (end - start) > self.max_line:
+                self.discarded += 1
+                self._partial.clear()
+            else:
+                self._partial += data[start:end]
+                lines.append(bytes(self._partial))
+                self._partial.clear()
+            start = end + 1
+        rest = len(data) - start
+        if self._skipping:
+            pass
+        elif len(self._partial) + rest > self.max_line:
+            self.discarded += 1
+            self._partial.clear()
+            self._skipping = True
+        else:
+            self._partial += data[start:]
+        return lines
+
+    def reset(self):
+        """Forget a half-received line (the connection it came from is gone)."""
+        self._partial.clear()
+        self._skipping = False
+
+
+def _no_constants(name):
+    # json accepts NaN, Infinity and -Infinity by default; the protocol never sends them.
+    raise ValueError('non-finite constant ' + name)
+
+
+def decode_line(line):
+    """A server line as a dict with a string "type", or None when it is not one (invalid UTF-8 or
+    JSON, NaN/Infinity, not an object, no type, nesting deeper than the interpreter allows)."""
+    try:
+        obj = json.loads(line.decode('utf-8'), parse_constant=_no_constants)
+    except (ValueError, RecursionError):   # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get('type'), str):
+        return None
+    return obj
+
+
+def _finite_number(value):
+    """value as a float when it is a finite JSON number (not a bool), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        f = float(value)
+    except OverflowError:          # an integer too large for a double
+        return None
+    return f if math.isfinite(f) else None
+
+
+def _integer(value, lo, hi):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        return None
+    return value
+
+
+def decode_offset(obj):
+    """An Offset from an "offset" message, or None when a field is missing or wrong. x and y are
+    clamped to [-1, 1] (a rounding step past the edge is no reason to drop a frame); vx and vy
+    default to 0 when absent (daemons before velocity) but must be finite numbers when present."""
+    x = _finite_number(obj.get('x'))
+    y = _finite_number(obj.get('y'))
+    t = _integer(obj.get('t'), INT64_MIN, INT64_MAX)
+    seq = _integer(obj.get('seq'), 0, UINT64_MAX)
+    vx = _finite_number(obj.get('vx', 0.0))
+    vy = _finite_number(obj.get('vy', 0.0))
+    if None in (x, y, t, seq, vx, vy):
+        return None
+    return Offset(min(OFFSET_MAX, max(OFFSET_MIN, x)), min(OFFSET_MAX, max(OFFSET_MIN, y)), vx, vy, t, seq)
+
+
+def decode_state(obj, previous):
+    """`previous` (a State) updated with the fields of a "state" message that are well-formed;
+    a field with an unknown value or the wrong type keeps its previous value."""
+    changes = {}
+    sensor = obj.get('sensor')
+    if isinstance(sensor, str) and sensor in SENSOR_STATES:
+        changes['sensor'] = sensor
+    for key in ('reduce_motion', 'calibrated'):
+        if isinstance(obj.get(key), bool):
+            changes[key] = obj[key]
+    return previous._replace(**changes)
+
+
+def encode_subscribe(rate, rotation, request_id):
+    """The subscribe command line (bytes, "\n"-terminated)."""
+    return (json.dumps({'cmd': 'subscribe', 'rate': rate, 'rotation': rotation, 'id': request_id},
+                       separators=(',', ':')) + '\n').encode('ascii')
