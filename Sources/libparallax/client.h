@@ -1,0 +1,95 @@
+/*
+ * client.h — internal: the px_client structure shared by parallax.c (public calls, connecting)
+ * and session.c (reading lines, the handshake). Not installed.
+ */
+#ifndef PARALLAX_CLIENT_H
+#define PARALLAX_CLIENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "message.h"
+#include "parallax.h"
+
+/* First reconnect delay after a failure, doubled per failure up to the maximum (ms). */
+#define PXI_BACKOFF_FIRST_MS 100
+#define PXI_BACKOFF_MAX_MS 5000
+/* Retry delay after the daemon refused us (permission_denied) or speaks another protocol (ms):
+ * the answer will not change soon, and retrying faster would be a reconnect storm. */
+#define PXI_REFUSED_RETRY_MS 60000
+/* Time a new connection has to reach "subscribed" before it is dropped as hung (ms). */
+#define PXI_HANDSHAKE_TIMEOUT_MS 5000
+/* Retry interval while the subscribe line could not be written whole (ms; practically never). */
+#define PXI_FLUSH_RETRY_MS 10
+/* Receive buffer (bytes): a full line plus room for many offset lines per read(2). */
+#define PXI_READ_BUFFER 16384
+/* Bytes read per dispatch at most, so a flooding server cannot hold the caller's loop (bytes). */
+#define PXI_DISPATCH_READ_LIMIT (1 << 20)
+
+enum pxi_phase {
+    PXI_DISCONNECTED, /* fd -1; next attempt at retry_at */
+    PXI_AWAIT_HELLO,  /* connected; waiting for the server's hello */
+    PXI_SUBSCRIBING,  /* subscribe queued or sent; waiting for "subscribed" */
+    PXI_SUBSCRIBED,
+};
+
+struct px_client {
+    int fd;
+    enum pxi_phase phase;
+    int rate_hz, rotation_deg;
+    struct sockaddr_un address;
+    socklen_t address_length;
+
+    int64_t retry_at_ns;     /* DISCONNECTED: when to connect again */
+    int64_t deadline_ns;     /* AWAIT_HELLO, SUBSCRIBING: handshake deadline */
+    int backoff_ms;          /* delay before the next attempt after a failure */
+
+    char subscribe_line[96]; /* built once: rate and rotation never change */
+    size_t out_length, out_sent; /* bytes of subscribe_line queued / already written */
+
+    char in[PXI_READ_BUFFER];
+    size_t in_length;
+    bool discarding;         /* inside an overlong line: drop bytes up to the next "\n" */
+
+    px_offset latest;
+    bool have_offset;
+    px_state state;
+    int64_t effective_rate;  /* from "subscribed" */
+
+    bool changed;            /* this dispatch brought a new offset or state */
+    int lost;                /* this dispatch lost the connection: the errno, else 0 */
+    int error;               /* px_client_error */
+    char error_message[320];
+    int logged_error;        /* the error last reported to the log, so retries stay quiet */
+    px_log_fn log;
+    void *log_data;
+    struct pxi_message message; /* scratch for the line being handled (kept off the stack) */
+};
+
+/* CLOCK_MONOTONIC now, ns. */
+int64_t pxi_now_ns(void);
+
+/* Reads everything pending on c->fd and handles each complete line. May lose the connection
+ * (then c->lost is set and c->fd is -1). */
+void pxi_read_pending(struct px_client *c, int64_t now);
+
+/* Writes the queued part of the subscribe line; may lose the connection. */
+void pxi_flush(struct px_client *c, int64_t now);
+
+/* Closes the connection because of err (a positive errno) with a sentence for px_client_error_message
+ * and the log, and schedules the next attempt after retry_ms (< 0: the current back-off, which
+ * then doubles). */
+void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Records err with its sentence and reports it to the log unless it was the last one reported. */
+void pxi_set_error(struct px_client *c, int err, int level, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Reports a sentence to the log callback, if any. */
+void pxi_log(struct px_client *c, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif /* PARALLAX_CLIENT_H */

@@ -1,0 +1,179 @@
+/*
+ * session.c — one connection's traffic: reading lines without blocking, the handshake (hello →
+ * subscribe → subscribed), and keeping only the newest offset.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "client.h"
+
+/* Offsets are in [-1, 1] on the wire; anything outside is not a frame of protocol v1. */
+static bool valid_offset(const struct pxi_message *m)
+{
+    const unsigned required = PXI_HAS_SEQ | PXI_HAS_T | PXI_HAS_X | PXI_HAS_Y;
+    return (m->has & required) == required && m->x >= -1.0 && m->x <= 1.0 && m->y >= -1.0 && m->y <= 1.0;
+}
+
+static void handle_hello(struct px_client *c, const struct pxi_message *m)
+{
+    if (!(m->has & PXI_HAS_PROTOCOL)) {
+        pxi_lose(c, EPROTO, -1, PX_LOG_ERROR, "the server at %s sent a hello without a protocol version",
+                 c->address.sun_path);
+        return;
+    }
+    if (m->protocol != PX_PROTOCOL_VERSION) {
+        pxi_lose(c, EPROTONOSUPPORT, PXI_REFUSED_RETRY_MS, PX_LOG_ERROR,
+                 "parallaxd at %s speaks protocol %lld, libparallax speaks protocol %d; retrying every %d s",
+                 c->address.sun_path, (long long)m->protocol, PX_PROTOCOL_VERSION, PXI_REFUSED_RETRY_MS / 1000);
+        return;
+    }
+    c->out_length = strlen(c->subscribe_line);
+    c->out_sent = 0;
+    c->phase = PXI_SUBSCRIBING;
+}
+
+static void handle_subscribed(struct px_client *c, const struct pxi_message *m)
+{
+    c->phase = PXI_SUBSCRIBED;
+    c->state.connected = true;
+    c->changed = true;
+    c->backoff_ms = PXI_BACKOFF_FIRST_MS;
+    c->effective_rate = (m->has & PXI_HAS_RATE) ? m->rate : c->rate_hz;
+    c->error = 0;
+    c->error_message[0] = '\0';
+    c->logged_error = 0;
+    pxi_log(c, PX_LOG_INFO, "subscribed to parallaxd at %s (%lld Hz, rotation %d)", c->address.sun_path,
+            (long long)c->effective_rate, c->rotation_deg);
+}
+
+static void handle_error(struct px_client *c, const struct pxi_message *m)
+{
+    if (c->phase != PXI_SUBSCRIBING) {
+        /* Not an answer to our only command: report it, keep the subscription. */
+        pxi_log(c, PX_LOG_WARNING, "parallaxd reported an error: %s: %s", m->code, m->message);
+        return;
+    }
+    if (strcmp(m->code, "permission_denied") == 0) {
+        pxi_lose(c, EACCES, PXI_REFUSED_RETRY_MS, PX_LOG_ERROR,
+                 "parallaxd refused the subscription (permission_denied: %s); retrying every %d s",
+                 m->message, PXI_REFUSED_RETRY_MS / 1000);
+        return;
+    }
+    pxi_lose(c, EPROTO, -1, PX_LOG_ERROR, "parallaxd answered the subscription with an error (%s: %s)",
+             m->code, m->message);
+}
+
+static void handle_line(struct px_client *c, const char *line, size_t length)
+{
+    struct pxi_message *m = &c->message;
+    if (length > 0 && line[length - 1] == '\r') length--;
+    if (!pxi_parse_message(line, length, m)) return; /* not protocol: ignored */
+
+    if (c->phase == PXI_AWAIT_HELLO) {
+        if (m->type == PXI_MSG_HELLO) handle_hello(c, m);
+        return; /* nothing else means anything before the hello */
+    }
+    switch (m->type) {
+    case PXI_MSG_SUBSCRIBED:
+        if (c->phase == PXI_SUBSCRIBING) handle_subscribed(c, m);
+        break;
+    case PXI_MSG_STATE:
+        if (m->has & PXI_HAS_SENSOR) c->state.sensor = m->sensor;
+        if (m->has & PXI_HAS_REDUCE_MOTION) c->state.reduce_motion = m->reduce_motion;
+        if (m->has & PXI_HAS_CALIBRATED) c->state.calibrated = m->calibrated;
+        c->changed = true;
+        break;
+    case PXI_MSG_OFFSET:
+        if (!valid_offset(m)) break;
+        c->latest.x = m->x;
+        c->latest.y = m->y;
+        c->latest.vx = (m->has & PXI_HAS_VX) ? m->vx : 0.0;
+        c->latest.vy = (m->has & PXI_HAS_VY) ? m->vy : 0.0;
+        c->latest.t_ns = m->t;
+        c->latest.seq = m->seq;
+        c->have_offset = true;
+        c->changed = true;
+        break;
+    case PXI_MSG_ERROR:
+        handle_error(c, m);
+        break;
+    default:
+        break; /* hello again, unsubscribed, status, and types from later protocol versions */
+    }
+}
+
+/* Handles every complete line in c->in and keeps the unfinished rest at the front. */
+static void handle_lines(struct px_client *c)
+{
+    size_t start = 0;
+    for (;;) {
+        char *newline = memchr(c->in + start, '\n', c->in_length - start);
+        if (newline == NULL) break;
+        size_t length = (size_t)(newline - (c->in + start));
+        if (c->discarding) c->discarding = false; /* the end of an overlong line */
+        else if (length <= PXI_MAX_LINE) handle_line(c, c->in + start, length);
+        if (c->fd < 0) return; /* the line ended the connection; pxi_lose emptied the buffer */
+        start += length + 1;
+    }
+    size_t rest = c->in_length - start;
+    if (rest > PXI_MAX_LINE) {
+        c->discarding = true; /* overlong: drop what we have and the rest up to its "\n" */
+        c->in_length = 0;
+    } else {
+        memmove(c->in, c->in + start, rest);
+        c->in_length = rest;
+    }
+}
+
+void pxi_read_pending(struct px_client *c, int64_t now)
+{
+    size_t total = 0;
+    (void)now;
+    while (c->fd >= 0 && total < PXI_DISPATCH_READ_LIMIT) {
+        size_t room = sizeof c->in - c->in_length;
+        ssize_t n = read(c->fd, c->in + c->in_length, room);
+        if (n > 0) {
+            c->in_length += (size_t)n;
+            total += (size_t)n;
+            handle_lines(c);
+            /* A short read of a stream socket means its queue was empty: skip the read that
+             * would only say EAGAIN. Anything arriving now leaves the descriptor readable. */
+            if ((size_t)n < room) return;
+        } else if (n == 0) {
+            pxi_lose(c, ECONNRESET, c->phase == PXI_SUBSCRIBED ? PXI_BACKOFF_FIRST_MS : -1, PX_LOG_WARNING,
+                     "parallaxd at %s closed the connection; reconnecting", c->address.sun_path);
+        } else if (errno == EINTR) {
+            continue;
+        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            return;
+        } else {
+            int err = errno;
+            pxi_lose(c, err, c->phase == PXI_SUBSCRIBED ? PXI_BACKOFF_FIRST_MS : -1, PX_LOG_WARNING,
+                     "reading from parallaxd at %s failed (%s); reconnecting", c->address.sun_path, strerror(err));
+        }
+    }
+}
+
+void pxi_flush(struct px_client *c, int64_t now)
+{
+    (void)now;
+    while (c->fd >= 0 && c->out_sent < c->out_length) {
+        ssize_t n = send(c->fd, c->subscribe_line + c->out_sent, c->out_length - c->out_sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n > 0) {
+            c->out_sent += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return; /* kept; px_client_timeout_ms asks for another try soon */
+        } else {
+            int err = n < 0 ? errno : EPIPE;
+            pxi_lose(c, err, -1, PX_LOG_WARNING, "writing to parallaxd at %s failed (%s); reconnecting",
+                     c->address.sun_path, strerror(err));
+        }
+    }
+}
