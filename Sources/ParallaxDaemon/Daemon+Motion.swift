@@ -9,9 +9,12 @@ extension Daemon {
         if calibrationRun != nil { calibrationSample(sample) }
         guard !reduceMotion else { return }
         let sample = calibration?.corrected(sample) ?? sample
-        guard let frame = engine.update(sample) else { return }
+        guard let frame = engine.update(sample) else {
+            if engine.isPublishing { hub.freshen(t: sample.t, offset: engine.current, velocity: engine.velocity) }
+            return
+        }
         frameTimes.record(frame.t)
-        hub.publish(t: frame.t, offset: frame.offset, deliver: false)
+        hub.publish(t: frame.t, offset: frame.offset, velocity: frame.velocity, deliver: false)
     }
 
     /// Longest a batch of samples waits when no subscriber is due soon (ns): calibration progress

@@ -8,8 +8,17 @@ import ParallaxProtocol
 /// rate allows and its socket has drained; a frame that is overtaken before then is skipped (the
 /// client sees a gap in `seq`), never queued. Each line is encoded once per display rotation.
 final class Hub {
+    /// The frame subscribers get: the engine's frame counter, and the newest sample's time, offset
+    /// and velocity (panel axes).
+    struct Frame {
+        var seq: UInt64
+        var t: Int64
+        var offset: ViewerOffset
+        var velocity: OffsetVelocity
+    }
+
     private(set) var seq: UInt64 = 0
-    private(set) var latest: (seq: UInt64, t: Int64, offset: ViewerOffset)?
+    private(set) var latest: Frame?
     private var subscribers: [Int: ClientConnection] = [:]
     private var encoded: [Int: [UInt8]] = [:]      // rotation degrees → latest frame's line
     private var timer: EventLoop.TimerID?
@@ -66,7 +75,7 @@ final class Hub {
     /// A new offset from the engine (or the single (0, 0) frame of reduce motion). With
     /// `deliver: false` it only becomes the latest frame; `deliver()` sends it (the loop takes
     /// samples in batches, and only the batch's newest frame should go out).
-    func publish(t: Int64, offset: ViewerOffset, deliver: Bool = true) {
+    func publish(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, deliver: Bool = true) {
         let now = plx_monotonic_ns()
         if lastPublish > 0 {
             // A long pause (the device rested) says nothing about the input rate: cap it.
@@ -75,17 +84,30 @@ final class Hub {
         }
         lastPublish = now
         seq += 1
-        latest = (seq, t, offset)
+        latest = Frame(seq: seq, t: t, offset: offset, velocity: velocity)
         encoded.removeAll(keepingCapacity: true)
         framesPublished += 1
         if deliver { deliverAll() }
+    }
+
+    /// A newer sample that moved the offset too little for a frame of its own: the latest frame
+    /// takes its values (same seq). Why: the minimum change decides *whether* a frame goes out,
+    /// never *which* value; a subscriber that becomes due later gets the newest sample, not the
+    /// one that happened to cross the threshold up to a frame period earlier.
+    func freshen(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity) {
+        guard var frame = latest, t >= frame.t else { return }
+        frame.t = t
+        frame.offset = offset
+        frame.velocity = velocity
+        latest = frame
+        encoded.removeAll(keepingCapacity: true)
     }
 
     /// The latest offset again under a new seq (same t): a client that changed its display
     /// rotation needs the current offset in its new axes, and seq must still only grow.
     func republishLatest() {
         guard let latest else { return }
-        publish(t: latest.t, offset: latest.offset)
+        publish(t: latest.t, offset: latest.offset, velocity: latest.velocity)
     }
 
     /// Sends the latest frame to every subscriber that is due for it.
@@ -138,7 +160,7 @@ final class Hub {
         return nil
     }
 
-    private func send(_ frame: (seq: UInt64, t: Int64, offset: ViewerOffset), to client: ClientConnection, now: Int64) {
+    private func send(_ frame: Frame, to client: ClientConnection, now: Int64) {
         guard var sub = client.subscription else { return }
         let key = sub.rotation.rawValue
         let line: [UInt8]
@@ -146,7 +168,8 @@ final class Hub {
             line = cached
         } else {
             let o = frame.offset.rotated(by: sub.rotation)
-            line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y).encode()
+            let v = frame.velocity.rotated(by: sub.rotation)
+            line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y, vx: v.x, vy: v.y).encode()
             encoded[key] = line
         }
         client.lastSentSeq = frame.seq

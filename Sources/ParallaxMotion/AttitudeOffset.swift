@@ -20,6 +20,8 @@ struct AttitudeOffset: Sendable {
     private var lock = DirectionalLock()
 
     var isIdle: Bool { idle.isIdle }
+    /// Fraction (0…1) of each axis's motion the directional lock holds back now (0 without lock).
+    var lockHolding: ViewerOffset { lock.holding }
 
     /// Makes `attitude` the resting pose; the offset is (0, 0) and nothing is held or idle.
     mutating func start(at attitude: Quaternion) {

@@ -28,6 +28,9 @@ struct DirectionalLock: Sendable {
     private(set) var balance = 0.0
     /// Offset held back on each axis (subtracted from the raw offset).
     private(set) var held = ViewerOffset.zero
+    /// Fraction (0…1) of each axis's motion the lock held back at the latest update: the share of
+    /// that axis's velocity the published offset does not follow.
+    private(set) var holding = ViewerOffset.zero
     /// Leak factor for `leakInterval`, cached: intervals repeat at a steady sample rate.
     private var leakInterval = 0.0
     private var leakFactor = 1.0
@@ -50,6 +53,7 @@ struct DirectionalLock: Sendable {
         var hy = held.y
         if balance > Self.threshold { hy += strength * dv } else { hy = Self.drained(hy, by: release) }
         if balance < -Self.threshold { hx += strength * dh } else { hx = Self.drained(hx, by: release) }
+        holding = ViewerOffset(x: balance < -Self.threshold ? strength : 0, y: balance > Self.threshold ? strength : 0)
         held = ViewerOffset(
             x: min(max(hx, -Self.maximumHeld), Self.maximumHeld),
             y: min(max(hy, -Self.maximumHeld), Self.maximumHeld))

@@ -23,8 +23,14 @@ public struct MotionEngine: Sendable {
 
     /// Latest offset, whether or not it was emitted.
     public private(set) var current: ViewerOffset = .zero
+    /// Rate of change of `current` at the latest sample (offset units per second): from the fused
+    /// rotation rate, 0 while the device is still, without a gyroscope, and right after re-centring.
+    public private(set) var velocity: OffsetVelocity = .zero
     /// Count of frames emitted. Kept across `reset()` so subscribers never see it go backwards.
     public private(set) var seq: UInt64 = 0
+    /// True once a frame has been emitted since start or `reset()`: `current` is then an offset
+    /// worth publishing (before it, there is no resting pose yet).
+    public var isPublishing: Bool { lastEmitted != nil }
     /// Timestamp (ns) of the latest sample, nil before the first.
     public private(set) var lastSampleTime: Int64?
 
@@ -94,10 +100,12 @@ public struct MotionEngine: Sendable {
             guard attitudeOffset.reference != nil else {
                 attitudeOffset.start(at: filter.attitude)
                 current = .zero
+                velocity = .zero
                 return emit(t: t)
             }
             current = attitudeOffset.update(
                 attitude: filter.attitude, previous: previous, dt: step, gap: gap, settings: _settings)
+            velocity = attitudeVelocity()
 
         case .rate:
             // Why: rate mode starts with the first usable reading of either sensor.
@@ -109,6 +117,11 @@ public struct MotionEngine: Sendable {
             }
             rateOffset.relax(rate: _settings.rateReturn, interval: step)
             current = rateOffset.offset
+            velocity = filter.rotationRate.map {
+                OffsetVelocity.rate(
+                    gyro: $0, offset: current, threshold: _settings.rateThreshold,
+                    gain: _settings.rateGain * _settings.sensitivity, returnRate: _settings.rateReturn)
+            } ?? .zero
         }
         return emitIfMoved(t: t)
     }
@@ -119,6 +132,7 @@ public struct MotionEngine: Sendable {
         if filter.isInitialized { attitudeOffset.start(at: filter.attitude) }
         rateOffset.recenter()
         current = .zero
+        velocity = .zero
     }
 
     /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings, `seq` and
@@ -130,6 +144,19 @@ public struct MotionEngine: Sendable {
         self = MotionEngine(settings: _settings)
         filter = keptFilter
         seq = keptSeq
+    }
+
+    /// Attitude mode's velocity; what the directional lock holds back of an axis does not move it.
+    private func attitudeVelocity() -> OffsetVelocity {
+        guard let rate = filter.rotationRate, let reference = attitudeOffset.reference else { return .zero }
+        var v = OffsetVelocity.attitude(
+            reference: reference, current: filter.attitude, rate: rate, offset: current,
+            saturationAngle: _settings.saturationAngle, sensitivity: _settings.sensitivity)
+        if _settings.directionalLock {
+            let holding = attitudeOffset.lockHolding
+            v = OffsetVelocity(x: v.x * (1 - holding.x), y: v.y * (1 - holding.y))
+        }
+        return v
     }
 
     private mutating func emitIfMoved(t: Int64) -> MotionFrame? {
@@ -145,7 +172,7 @@ public struct MotionEngine: Sendable {
     private mutating func emit(t: Int64) -> MotionFrame {
         seq &+= 1
         lastEmitted = current
-        return MotionFrame(seq: seq, t: t, offset: current, attitude: filter.attitude)
+        return MotionFrame(seq: seq, t: t, offset: current, velocity: velocity, attitude: filter.attitude)
     }
 
     /// Seconds from `last` to `t`; 0 for the first reading, for repeated or backwards times and

@@ -7,13 +7,16 @@ public struct MotionFrame: Sendable, Equatable {
     public var t: Int64
     /// Offset in the panel's natural axes, unrounded, each axis in [−1, 1].
     public var offset: ViewerOffset
+    /// Rate of change of `offset` at `t` (offset units per second), panel axes.
+    public var velocity: OffsetVelocity
     /// Device→earth attitude (earth Z up) at this frame.
     public var attitude: Quaternion
 
-    public init(seq: UInt64, t: Int64, offset: ViewerOffset, attitude: Quaternion) {
+    public init(seq: UInt64, t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, attitude: Quaternion) {
         self.seq = seq
         self.t = t
         self.offset = offset
+        self.velocity = velocity
         self.attitude = attitude
     }
 }

@@ -3,17 +3,23 @@
 // written digit by digit, nothing allocated once the buffer has capacity.
 
 extension ServerMessage {
-    /// Capacity that fits any offset line (20-digit seq and t, signed 4-decimal x and y: < 100 bytes).
-    public static let offsetLineCapacity = 128
+    /// Capacity that fits any offset line (20-digit seq and t, signed 4-decimal x and y, vx and vy
+    /// of at most 4 integer digits: < 140 bytes).
+    public static let offsetLineCapacity = 160
 
-    /// Appends `{"type":"offset","seq":…,"t":…,"x":…,"y":…}` and "\n" to `bytes`.
+    /// Appends `{"type":"offset","seq":…,"t":…,"x":…,"y":…,"vx":…,"vy":…}` and "\n" to `bytes`.
     /// - Parameters:
     ///   - seq: the engine's frame counter.
     ///   - t: CLOCK_MONOTONIC of the newest sample behind the frame (ns).
     ///   - x: horizontal viewer offset in [-1, 1]; written with 4 decimals, non-finite as 0.
     ///   - y: vertical viewer offset in [-1, 1]; written with 4 decimals, non-finite as 0.
+    ///   - vx: rate of change of x at `t` (offset units per second); written with 4 decimals,
+    ///     clamped to ±`ProtocolConstants.maxOffsetVelocity`, non-finite as 0.
+    ///   - vy: the same for y.
     ///   - bytes: buffer appended to (not cleared), so a caller can reuse one per client.
-    public static func encodeOffset(seq: UInt64, t: Int64, x: Double, y: Double, into bytes: inout [UInt8]) {
+    public static func encodeOffset(
+        seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, into bytes: inout [UInt8]
+    ) {
         JSONLineWriter.appendASCII(#"{"type":"offset","seq":"#, to: &bytes)
         JSONLineWriter.appendDecimal(seq, to: &bytes)
         JSONLineWriter.appendASCII(#","t":"#, to: &bytes)
@@ -23,6 +29,17 @@ extension ServerMessage {
         JSONLineWriter.appendFixed(x, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII(#","y":"#, to: &bytes)
         JSONLineWriter.appendFixed(y, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        JSONLineWriter.appendASCII(#","vx":"#, to: &bytes)
+        JSONLineWriter.appendFixed(clampedVelocity(vx), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        JSONLineWriter.appendASCII(#","vy":"#, to: &bytes)
+        JSONLineWriter.appendFixed(clampedVelocity(vy), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII("}\n", to: &bytes)
+    }
+
+    /// Velocities beyond the bound are sensor faults, not motion; the bound keeps lines short.
+    @inline(__always)
+    static func clampedVelocity(_ v: Double) -> Double {
+        let bound = ProtocolConstants.maxOffsetVelocity
+        return v.isFinite ? min(max(v, -bound), bound) : 0
     }
 }

@@ -15,4 +15,7 @@ public enum ProtocolConstants {
     public static let calibrationSeconds: ClosedRange<Double> = 1...120
     /// Decimals of x and y in offset lines (1e-4 of full scale is far below what a layer can show).
     public static let offsetDecimals = 4
+    /// Largest |vx| or |vy| written (offset units per second). Real motion stays far below it (a
+    /// fast flick of 10 rad/s at the default 90° saturation is 6.4 per second); it bounds the line.
+    public static let maxOffsetVelocity = 9_999.0
 }

@@ -10,8 +10,9 @@ public enum ServerMessage: Sendable, Equatable {
     case unsubscribed(id: JSONValue?)
     /// Sent on subscribe and on every change.
     case state(sensor: SensorState, reduceMotion: Bool, calibrated: Bool)
-    /// A viewer offset: engine frame counter, monotonic ns of the newest sample, x and y in [-1, 1].
-    case offset(seq: UInt64, t: Int64, x: Double, y: Double)
+    /// A viewer offset: engine frame counter, monotonic ns of the newest sample, x and y in [-1, 1],
+    /// and their rates of change vx and vy at `t` (offset units per second).
+    case offset(seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double)
     case status(StatusReport, id: JSONValue?)
     case ok(id: JSONValue?)
     case error(ProtocolError)
@@ -27,10 +28,10 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// The message as one line ending in "\n".
     public func encode() -> [UInt8] {
-        if case .offset(let seq, let t, let x, let y) = self {
+        if case .offset(let seq, let t, let x, let y, let vx, let vy) = self {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Self.offsetLineCapacity)
-            Self.encodeOffset(seq: seq, t: t, x: x, y: y, into: &bytes)
+            Self.encodeOffset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy, into: &bytes)
             return bytes
         }
         var writer = JSONLineWriter()

@@ -42,7 +42,10 @@ extension ServerMessage {
                 let t = value["t"]?.doubleValue.flatMap({ Int64(exactly: $0) }),
                 let x = value["x"]?.doubleValue, let y = value["y"]?.doubleValue
             else { return nil }
-            return .offset(seq: seq, t: t, x: x, y: y)
+            // vx and vy came with protocol v1's velocity extension: a server without them means 0.
+            let vx = value["vx"]?.doubleValue ?? 0
+            let vy = value["vy"]?.doubleValue ?? 0
+            return .offset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy)
         case "status":
             return .status(decodeStatus(value), id: id)
         case "ok":

@@ -74,7 +74,7 @@ struct MonitorCommand: ParsableCommand {
         case .state(let sensor, let reduceMotion, let calibrated):
             return "state  sensor \(sensor.rawValue)  reduce motion \(reduceMotion ? "on" : "off")"
                 + "  \(calibrated ? "calibrated" : "not calibrated")"
-        case .offset(let seq, let t, let x, let y):
+        case .offset(let seq, let t, let x, let y, _, _):
             let decimals = ProtocolConstants.offsetDecimals
             return "seq \(seq)  t \(TextFormat.seconds(nanoseconds: t)) s  x \(TextFormat.signed(x, decimals: decimals))"
                 + "  y \(TextFormat.signed(y, decimals: decimals))  x\(TextFormat.gauge(x)) y\(TextFormat.gauge(y))"

@@ -10,10 +10,11 @@ import ParallaxProtocol
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"q\"} per sample.",
+        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"vx\",\"vy\",\"q\"} per sample.",
         discussion: """
             One line per trace row: t (the row's ns), x and y (the offset after that row, in the \
-            output's axes), q (the attitude, device→earth, earth Z up, as [w, x, y, z]).
+            output's axes), vx and vy (their rates of change, offset units per second), q (the \
+            attitude, device→earth, earth Z up, as [w, x, y, z]).
             """)
 
     @Argument(help: "A trace file (t_ns,ax,ay,az,gx,gy,gz).")
@@ -55,12 +56,15 @@ struct SimulateCommand: ParsableCommand {
             while let sample = try reader.next() {
                 _ = engine.update(sample)
                 let o = engine.current.rotated(by: outputRotation)
+                let v = engine.velocity.rotated(by: outputRotation)
                 let q = engine.attitude
                 writer.reset()
                 writer.beginObject()
                 writer.key("t"); writer.int(sample.t)
                 writer.key("x"); writer.fixed(o.x, decimals: Self.offsetDecimals)
                 writer.key("y"); writer.fixed(o.y, decimals: Self.offsetDecimals)
+                writer.key("vx"); writer.fixed(v.x, decimals: Self.offsetDecimals)
+                writer.key("vy"); writer.fixed(v.y, decimals: Self.offsetDecimals)
                 writer.key("q")
                 writer.beginArray()
                 for c in [q.w, q.x, q.y, q.z] { writer.fixed(c, decimals: Self.quaternionDecimals) }

@@ -25,8 +25,8 @@ private let sampleStatus = StatusReport(
             text(.state(sensor: .ok, reduceMotion: false, calibrated: true))
                 == #"{"type":"state","sensor":"ok","reduce_motion":false,"calibrated":true}"# + "\n")
         #expect(
-            text(.offset(seq: 1234, t: 5_123_456_789_012, x: 0.1234, y: -0.0456))
-                == #"{"type":"offset","seq":1234,"t":5123456789012,"x":0.1234,"y":-0.0456}"# + "\n")
+            text(.offset(seq: 1234, t: 5_123_456_789_012, x: 0.1234, y: -0.0456, vx: 0.21, vy: -0.05))
+                == #"{"type":"offset","seq":1234,"t":5123456789012,"x":0.1234,"y":-0.0456,"vx":0.21,"vy":-0.05}"# + "\n")
         #expect(
             text(.error(ProtocolError(.badRequest, "invalid JSON: unexpected end of input at byte 1")))
                 == #"{"type":"error","code":"bad_request","message":"invalid JSON: unexpected end of input at byte 1"}"# + "\n")
@@ -71,8 +71,8 @@ private let sampleStatus = StatusReport(
         .unsubscribed(id: nil),
         .state(sensor: .lost, reduceMotion: true, calibrated: false),
         .state(sensor: .none, reduceMotion: false, calibrated: true),
-        .offset(seq: 0, t: 0, x: 0, y: 0),
-        .offset(seq: 1 << 40, t: 5_123_456_789_012, x: -1, y: 0.9999),
+        .offset(seq: 0, t: 0, x: 0, y: 0, vx: 0, vy: 0),
+        .offset(seq: 1 << 40, t: 5_123_456_789_012, x: -1, y: 0.9999, vx: -12.5, vy: 0.0001),
         .status(sampleStatus, id: .number(7)),
         .status(StatusReport(source: "replay:/tmp/a b.csv", sensor: .none, sensors: [], mode: "rate", inputRate: 0,
             frameRate: 0, subscribers: 0, clients: 1, reduceMotion: true, calibrated: false, uptime: 0.5), id: nil),
@@ -90,21 +90,40 @@ private let sampleStatus = StatusReport(
     }
 
     @Test func offsetsRoundToFourDecimals() {
-        let message = ServerMessage.decode(line: ServerMessage.offset(seq: 1, t: 2, x: 0.123456, y: -0.00004).encode())
-        #expect(message == .offset(seq: 1, t: 2, x: 0.1235, y: 0))
+        let message = ServerMessage.decode(
+            line: ServerMessage.offset(seq: 1, t: 2, x: 0.123456, y: -0.00004, vx: 1.234567, vy: -0.00004).encode())
+        #expect(message == .offset(seq: 1, t: 2, x: 0.1235, y: 0, vx: 1.2346, vy: 0))
+    }
+
+    @Test func offsetsWithoutVelocityDecodeAsStill() {
+        // A server from before the velocity fields: a client reads vx = vy = 0, not a bad line.
+        let line = Array(#"{"type":"offset","seq":3,"t":4,"x":0.5,"y":-0.25}"#.utf8) + [10]
+        #expect(ServerMessage.decode(line: line) == .offset(seq: 3, t: 4, x: 0.5, y: -0.25, vx: 0, vy: 0))
+    }
+
+    @Test func velocitiesAreBoundedAndFinite() {
+        var bytes: [UInt8] = []
+        ServerMessage.encodeOffset(seq: 1, t: 2, x: 0, y: 0, vx: 1e300, vy: -.infinity, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"type":"offset","seq":1,"t":2,"x":0,"y":0,"vx":9999,"vy":0}"# + "\n")
+        bytes.removeAll()
+        ServerMessage.encodeOffset(seq: 1, t: 2, x: 0, y: 0, vx: .nan, vy: -1e9, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"type":"offset","seq":1,"t":2,"x":0,"y":0,"vx":0,"vy":-9999}"# + "\n")
     }
 
     @Test func offsetEncodingAppendsWithoutGrowingAReusedBuffer() {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(ServerMessage.offsetLineCapacity)
         let capacity = bytes.capacity
-        ServerMessage.encodeOffset(seq: .max, t: .min + 1, x: -0.99999, y: -0.5555, into: &bytes)
+        ServerMessage.encodeOffset(
+            seq: .max, t: .min + 1, x: -0.99999, y: -0.5555, vx: -9998.99999, vy: -0.12345, into: &bytes)
         #expect(bytes.capacity == capacity)
         let line = String(decoding: bytes, as: UTF8.self)
-        #expect(line == #"{"type":"offset","seq":18446744073709551615,"t":-9223372036854775807,"x":-1,"y":-0.5555}"# + "\n")
+        #expect(
+            line == #"{"type":"offset","seq":18446744073709551615,"t":-9223372036854775807,"x":-1,"y":-0.5555,"vx":-9999,"vy":-0.1235}"#
+                + "\n")
         bytes.removeAll(keepingCapacity: true)
-        ServerMessage.encodeOffset(seq: 5, t: 6, x: .nan, y: .infinity, into: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == #"{"type":"offset","seq":5,"t":6,"x":0,"y":0}"# + "\n")
+        ServerMessage.encodeOffset(seq: 5, t: 6, x: .nan, y: .infinity, vx: .nan, vy: .infinity, into: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"type":"offset","seq":5,"t":6,"x":0,"y":0,"vx":0,"vy":0}"# + "\n")
     }
 
     @Test func offsetLinesMatchTheGeneralEncoder() {
@@ -114,6 +133,8 @@ private let sampleStatus = StatusReport(
             let t = Int64(generator.next() >> 12)
             let x = generator.nextDouble(in: -1...1)
             let y = generator.nextDouble(in: -1...1)
+            let vx = generator.nextDouble(in: -50...50)
+            let vy = generator.nextDouble(in: -50...50)
             var writer = JSONLineWriter()
             writer.beginObject()
             writer.key("type")
@@ -126,9 +147,13 @@ private let sampleStatus = StatusReport(
             writer.fixed(x, decimals: 4)
             writer.key("y")
             writer.fixed(y, decimals: 4)
+            writer.key("vx")
+            writer.fixed(vx, decimals: 4)
+            writer.key("vy")
+            writer.fixed(vy, decimals: 4)
             writer.endObject()
             writer.endLine()
-            #expect(ServerMessage.offset(seq: seq, t: t, x: x, y: y).encode() == writer.bytes)
+            #expect(ServerMessage.offset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy).encode() == writer.bytes)
         }
     }
 
