@@ -41,7 +41,7 @@ enum AccessRule: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Who may subscribe to motion data and who may change what everyone sees (DESIGN.md "Access").
+/// Who may subscribe to motion data and who may change what everyone sees (docs/protocol.md "Access").
 ///
 /// Offsets are motion data, a known keystroke side channel, so reading them is not for every
 /// process on the machine: by default root, the `parallax` group and the user sitting at the

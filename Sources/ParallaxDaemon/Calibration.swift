@@ -2,7 +2,7 @@ import CInih
 import ParallaxIIO
 import ParallaxMotion
 
-/// The calibration file (DESIGN.md "Config"): INI with at least `[Gyroscope] Bias=bx, by, bz`
+/// The calibration file (docs/configuration.md "Calibration file"): INI with at least `[Gyroscope] Bias=bx, by, bz`
 /// (rad/s, device frame), subtracted from every gyroscope sample.
 ///
 /// Only the bias is applied: the accelerometer's mean and scale error, also in the file, are

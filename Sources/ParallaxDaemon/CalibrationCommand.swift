@@ -4,7 +4,7 @@ import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
 
-/// `parallaxd --calibrate [--seconds N]` (DESIGN.md "Command line"): through the running daemon
+/// `parallaxd --calibrate [--seconds N]` (parallaxd(8), docs/man/parallaxd.8): through the running daemon
 /// if one answers on the socket, else by opening the sensors itself.
 ///
 /// Why both: the daemon owns the sensors and applies a new calibration at once, so asking it is

@@ -1,7 +1,7 @@
 import Glibc
 import ParallaxMotion
 
-/// The calibration file on disk (DESIGN.md "Config": INI with `[Gyroscope] Bias=bx, by, bz`):
+/// The calibration file on disk (docs/configuration.md "Calibration file": INI with `[Gyroscope] Bias=bx, by, bz`):
 /// how a measurement is written as text, and how the file is replaced so that a crash at any
 /// moment leaves either the old file or the new one, never a torn one.
 enum CalibrationFile {

@@ -1,6 +1,6 @@
 import ParallaxProtocol
 
-/// parallaxd's command line (DESIGN.md "Command line"), parsed by hand.
+/// parallaxd's command line (parallaxd(8), docs/man/parallaxd.8), parsed by hand.
 ///
 /// Why not swift-argument-parser (which parallaxctl uses): it links FoundationEssentials, which
 /// costs the resident daemon ≈2.4 MB of RSS (13.7 MB against 11.3 MB, static release build,

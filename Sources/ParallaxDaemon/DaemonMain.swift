@@ -5,7 +5,7 @@ import ParallaxProtocol
 
 /// What `parallaxd` does for each command-line form (the executable only parses arguments).
 public enum DaemonMain {
-    /// sysexits(3): configuration error, as systemd and DESIGN.md expect.
+    /// sysexits(3): configuration error, as systemd and docs/configuration.md expect.
     public static let exitConfig: Int32 = 78
     /// sysexits(3): service unavailable (cannot bind, another daemon running).
     public static let exitUnavailable: Int32 = 69

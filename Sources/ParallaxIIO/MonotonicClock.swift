@@ -1,7 +1,7 @@
 import CLinux
 import Glibc
 
-/// CLOCK_MONOTONIC, the one time base of samples, frames and timers (DESIGN.md "Time").
+/// CLOCK_MONOTONIC, the one time base of samples, frames and timers (docs/frames.md "Time").
 public enum MonotonicClock {
     /// Now, in nanoseconds.
     @inline(__always)

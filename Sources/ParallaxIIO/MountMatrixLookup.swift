@@ -2,7 +2,7 @@ import CSystemd
 import Logging
 import ParallaxMotion
 
-/// Finds a sensor's mount matrix in DESIGN.md's order: a config override, then (accelerometer
+/// Finds a sensor's mount matrix in the order of docs/frames.md: a config override, then (accelerometer
 /// only) the udev property ACCEL_MOUNT_MATRIX, then sysfs `mount_matrix`,
 /// `in_<type>_mount_matrix`, `in_mount_matrix`, and finally the identity.
 ///

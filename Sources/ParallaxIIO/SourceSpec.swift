@@ -1,6 +1,6 @@
 import Logging
 
-/// Where samples come from (DESIGN.md `--source SPEC`): `auto` (local IIO devices),
+/// Where samples come from (parallaxd(8) `--source SPEC`): `auto` (local IIO devices),
 /// `iio:<libiio URI>` (`iio:local:`, `iio:ip:HOST`, `iio:usb:…`) or `replay:FILE`.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case auto

@@ -2,7 +2,7 @@ import CLinux
 import ParallaxMotion
 import SystemPackage
 
-/// Trace files (DESIGN.md "Trace files"): `#` comment lines, the header `t_ns,ax,ay,az,gx,gy,gz`,
+/// Trace files (docs/trace-format.md): `#` comment lines, the header `t_ns,ax,ay,az,gx,gy,gz`,
 /// then one row per sample: monotonic ns, accelerometer m/s², gyroscope rad/s, device frame.
 /// An empty field means "no new value from that sensor in this row".
 public enum TraceFormat {

@@ -277,7 +277,7 @@ public struct AttitudeFilter: Sendable {
     }
 
     /// THE one place where the accelerometer's sign convention is converted: it reports the
-    /// direction of gravity (DESIGN.md), so "up" in the device frame is its negation.
+    /// direction of gravity (docs/frames.md), so "up" in the device frame is its negation.
     @inline(__always)
     static func up(fromGravity a: Vector3) -> Vector3 {
         a * (-1 / a.length)

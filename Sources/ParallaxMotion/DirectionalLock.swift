@@ -5,7 +5,7 @@ import Glibc
 import Musl
 #endif
 
-/// The lock of UIKit's motion effects (MOTION.md), with real dt instead of iOS's 30 Hz frames.
+/// The lock of UIKit's motion effects (docs/motion.md "Background"), with real dt instead of iOS's 30 Hz frames.
 ///
 /// A leaky sum L = |Δh| − |Δv| + leak·L of the offset's per-update changes measures which way the
 /// device is moving; beyond ±0.3 the other axis is held with strength clamp((|L| − 0.3)/0.27, 0, 1):

@@ -1,7 +1,7 @@
 // Rotation of a client's output picture, used to turn offsets into that output's axes.
 
 /// Clockwise rotation (degrees) of the client's output picture relative to the panel's natural
-/// orientation (the device frame of DESIGN.md).
+/// orientation (the device frame of docs/frames.md).
 public enum DisplayRotation: Int, Sendable, CaseIterable {
     case none = 0
     case clockwise90 = 90

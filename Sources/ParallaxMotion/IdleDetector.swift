@@ -1,7 +1,7 @@
 // iOS's idle detection: the raw offset has hardly moved from frame to frame for a while.
 
 /// Idle = the raw offset moved less than `movement` per iOS motion-effect frame (1/30 s) for
-/// `period` seconds (MOTION.md). Counted in 30 Hz frames of real time whatever the sample rate,
+/// `period` seconds (docs/motion.md "Background"). Counted in 30 Hz frames of real time whatever the sample rate,
 /// so slow re-centring (≈0.001 per frame) is idle and any deliberate motion is not. Used by the
 /// flip rule; exposed for clients of the engine (a hub may slow down when idle).
 struct IdleDetector: Sendable {

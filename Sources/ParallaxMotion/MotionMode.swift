@@ -1,4 +1,4 @@
-// How the offset is derived (DESIGN.md "Motion modes").
+// How the offset is derived (docs/motion.md).
 
 public enum MotionMode: String, Sendable, CaseIterable {
     /// Fused attitude against a slowly re-centring reference (iOS-like, the default).

@@ -78,7 +78,7 @@ public struct MotionSettings: Sendable, Equatable {
     public static let defaultSaturationAngle = Double.pi / 2
     public static let defaultSensitivity = 1.0
     public static let defaultRecenter = true
-    /// offset units; iOS skips view updates under 0.015 (MOTION.md).
+    /// offset units; iOS skips view updates under 0.015 (docs/motion.md "Background").
     public static let defaultMinimumChange = 0.015
     public static let defaultDirectionalLock = true
     /// 1/s; Fusion's default gain.

@@ -1,4 +1,4 @@
-// Sensor → device frame mapping (DESIGN.md "Mount matrix": v_device = M · v_sensor).
+// Sensor → device frame mapping (docs/frames.md "Mount matrix": v_device = M · v_sensor).
 
 /// A 3×3 mount matrix, row-major, applied as `v_device = M · v_sensor`. Text form
 /// "a, b, c; d, e, f; g, h, i" (parsing lives with the sysfs/udev readers, not here).

@@ -1,4 +1,4 @@
-// Attitude-mode mapping from (reference, current attitude) to the viewer offset (DESIGN.md "Viewer offset").
+// Attitude-mode mapping from (reference, current attitude) to the viewer offset (docs/frames.md "Viewer offset").
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

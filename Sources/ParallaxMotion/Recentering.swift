@@ -1,4 +1,4 @@
-// iOS-style re-centring: the reference attitude slowly follows the current pose (MOTION.md).
+// iOS-style re-centring: the reference attitude slowly follows the current pose (docs/motion.md "Background").
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,6 +1,6 @@
 // The product's output: how the screen is turned relative to the user's resting pose.
 
-/// Viewer offset, each axis in [−1, 1] (UIKit convention, DESIGN.md "Viewer offset"):
+/// Viewer offset, each axis in [−1, 1] (UIKit convention, docs/frames.md "Viewer offset"):
 /// x > 0 when the screen turns toward the viewer's right, y > 0 when it tips downward.
 public struct ViewerOffset: Equatable, Sendable {
     public var x: Double

@@ -1,4 +1,4 @@
-// The commands a client may send (DESIGN.md "Protocol v1" table), already validated.
+// The commands a client may send (docs/protocol.md "Commands and replies"), already validated.
 
 /// A validated client command.
 public enum ClientCommand: Sendable, Equatable {
@@ -26,7 +26,7 @@ public enum ClientCommand: Sendable, Equatable {
         }
     }
 
-    /// Control commands need root or an admin group (DESIGN.md "Access").
+    /// Control commands need root or an admin group (docs/protocol.md "Access").
     public var requiresPrivilege: Bool {
         switch self {
         case .subscribe, .unsubscribe, .status: return false

@@ -1,4 +1,4 @@
-// Fixed facts of protocol v1 (DESIGN.md "Protocol v1"), in one place for server and clients.
+// Fixed facts of protocol v1 (docs/protocol.md), in one place for server and clients.
 
 public enum ProtocolConstants {
     /// Protocol version announced in `hello`.

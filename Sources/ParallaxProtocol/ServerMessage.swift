@@ -1,5 +1,5 @@
 // Everything the server sends, and its encoding as one JSON line. Field names and order follow
-// DESIGN.md "Protocol v1"; "id" is written only when the request carried one.
+// docs/protocol.md; "id" is written only when the request carried one.
 
 /// One server line.
 public enum ServerMessage: Sendable, Equatable {

@@ -2,7 +2,7 @@
 // real parallaxd binary over its real socket. See BENCHMARKS.md for the results and how to run.
 //
 // Latency is from a sample entering the daemon to its offset line arriving at a client: the frame's
-// `t` is the CLOCK_MONOTONIC time at which the capture thread took the sample (DESIGN.md "Time"), and
+// `t` is the CLOCK_MONOTONIC time at which the capture thread took the sample (docs/frames.md "Time"), and
 // the client reads CLOCK_MONOTONIC when the line arrives. Motion comes from a synthetic trace
 // replayed at 200 Hz in which every sample moves the offset, so every sample yields a frame.
 

@@ -1,4 +1,4 @@
-// parallaxctl: talk to a running parallaxd from a terminal (DESIGN.md "Command line").
+// parallaxctl: talk to a running parallaxd from a terminal (parallaxctl(1), docs/man/parallaxctl.1).
 
 import ArgumentParser
 import ParallaxProtocol

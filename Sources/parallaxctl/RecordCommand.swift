@@ -1,5 +1,5 @@
 // `parallaxctl record FILE [--seconds N] [--source SPEC]`: live sensors → a trace file
-// (DESIGN.md "Trace files"), with provenance comments, for replay, simulate and bug reports.
+// (docs/trace-format.md), with provenance comments, for replay, simulate and bug reports.
 
 import ArgumentParser
 import Glibc
