@@ -2,7 +2,7 @@ import CLinux
 import ParallaxMotion
 import ParallaxProtocol
 
-/// Protocol v1 commands (DESIGN.md): what each does and who may do it.
+/// Protocol v1 commands (docs/protocol.md): what each does and who may do it.
 extension Daemon {
     /// Subscribe rate when the client names none (Hz): iOS updates its motion effects at 30 Hz.
     static let defaultSubscribeRate = 30.0
