@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // parallaxd: IIO accelerometer + gyroscope → viewer offset → Unix-socket subscribers.
-// Module shape follows DESIGN.md: pure math (ParallaxMotion), sensor input (ParallaxIIO),
+// Module shape (docs/architecture.md): pure math (ParallaxMotion), sensor input (ParallaxIIO),
 // wire format (ParallaxProtocol), the daemon (ParallaxDaemon), a client library and two tools.
 import PackageDescription
 
