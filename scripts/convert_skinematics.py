@@ -6,7 +6,7 @@ scikit-kinematics (BSD-3-Clause, Thomas Haslwanter) ships two 10 s recordings of
   tests/data/data_ngimu/sensors.csv   NGIMU, 50 Hz, time in s, gyro deg/s, accel g
   tests/data/data_xio3/Inertial.csv   x-io3, ≈50 Hz, time in µs, gyro deg/s, accel g
 
-Trace format (DESIGN.md "Trace files"): `#` provenance lines, then `t_ns,ax,ay,az,gx,gy,gz`,
+Trace format (docs/trace-format.md): `#` provenance lines, then `t_ns,ax,ay,az,gx,gy,gz`,
 CLOCK_MONOTONIC-like ns, accel m/s² and gyro rad/s in the device frame.
 
 Frame conversion: the sensor axes are taken as the device axes (identity mount matrix: X right,
@@ -96,7 +96,7 @@ def write_trace(out_path, provenance, rows):
 
 def common_provenance(device, source, rate):
     return [
-        'parallaxd trace (DESIGN.md "Trace files"): t_ns monotonic ns, accel m/s2, gyro rad/s, device frame',
+        'parallaxd trace (docs/trace-format.md): t_ns monotonic ns, accel m/s2, gyro rad/s, device frame',
         'source: %s' % PACKAGE,
         'file: site-packages/%s' % source,
         'device: %s; rate: %s' % (device, rate),

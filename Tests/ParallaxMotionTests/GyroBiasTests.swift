@@ -36,7 +36,7 @@ func stillWithBias(_ bias: Vector3, seconds: Double, from: Double, settings: Mot
     }
 
     @Test func withoutBiasEstimationTheErrorIsBiasOverGain() {
-        // Control (MOTION.md): a complementary filter settles at ≈ b/gain; the tilt part of the
+        // Control (docs/motion.md "Background"): a complementary filter settles at ≈ b/gain; the tilt part of the
         // bias here is what lies across gravity.
         let (worst, f) = stillWithBias(Self.bias, seconds: 40, from: 30, settings: MotionSettings(biasEstimation: false))
         let up = estimatedUp(f)

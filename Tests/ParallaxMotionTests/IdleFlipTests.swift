@@ -1,4 +1,4 @@
-// iOS's idle detection and flip rule (MOTION.md).
+// iOS's idle detection and flip rule (docs/motion.md "Background").
 import Testing
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-// Attitude-mode offset signs and scale (DESIGN.md "Viewer offset").
+// Attitude-mode offset signs and scale (docs/frames.md "Viewer offset").
 import Testing
 import ParallaxMotion
 
@@ -69,7 +69,7 @@ func offsetAfterRotation(from start: Quaternion, axis: Vector3, angle: Double, s
         #expect(abs(engine.current.y) < 0.002)
     }
 
-    /// DESIGN.md and docs/decisions.md: a client with output rotated clockwise by r gets the panel
+    /// docs/frames.md "Display rotation": a client with output rotated clockwise by r gets the panel
     /// offset (x, y) as 0 → (x, y), 90 → (y, −x), 180 → (−x, −y), 270 → (−y, x).
     static let rotatedAxes: [DisplayRotation: (x: (axis: Character, sign: Double), y: (axis: Character, sign: Double))] = [
         .none: (("x", 1), ("y", 1)),

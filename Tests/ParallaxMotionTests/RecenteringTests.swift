@@ -1,11 +1,11 @@
-// iOS re-centring times for held tilts (MOTION.md) and their absence when switched off.
+// iOS re-centring times for held tilts (docs/motion.md "Background") and their absence when switched off.
 import Testing
 import ParallaxMotion
 
 struct HeldTilt: Sendable, CustomStringConvertible {
     var degrees: Double
-    var half: Double  // s, MOTION.md
-    var full: Double  // s, MOTION.md
+    var half: Double  // s, iOS (docs/motion.md "Background")
+    var full: Double  // s, iOS (docs/motion.md "Background")
     var description: String { "\(degrees)°" }
 }
 

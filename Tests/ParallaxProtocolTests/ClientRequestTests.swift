@@ -1,4 +1,4 @@
-// Every decoding rule of a client line (DESIGN.md "Protocol v1"), each with the error code and the
+// Every decoding rule of a client line (docs/protocol.md), each with the error code and the
 // message a person will read, and the id echo that lets a client match replies.
 
 import Testing

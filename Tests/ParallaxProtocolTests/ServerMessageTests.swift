@@ -1,4 +1,4 @@
-// Server lines must match DESIGN.md byte for byte where the design shows them, be one line each,
+// Server lines must match docs/protocol.md byte for byte where it shows them, be one line each,
 // and decode back to the same message on the client side.
 
 import Testing

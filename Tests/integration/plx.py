@@ -2,10 +2,11 @@
 v1 client and a trace player.
 
 Used by the pytest suite in this folder and by scripts/demo.py. Everything follows
-shared/DESIGN.md (the contract) and shared/TESTING.md (how emulation works on Debian 12).
+docs/frames.md and docs/protocol.md (the contract) and Tests/integration/README.md (how emulation
+works on Debian 12).
 Run with Debian's /usr/bin/python3: it has the `gi` module with UMockdev.
 
-Conventions used throughout (DESIGN.md "Conventions"):
+Conventions used throughout (docs/frames.md):
 - device frame: X right, Y top, Z out of the screen; the accelerometer reports the direction of
   gravity (upright ≈ (0, −9.81, 0), face-up ≈ (0, 0, −9.81)); gyroscope rad/s, right-handed.
 - IIO value = (raw + offset) × scale per channel; v_device = M · v_sensor (mount matrix M).
@@ -22,13 +23,11 @@ import time
 
 # Repository root: Tests/integration/plx.py → two levels up.
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# Shared documents and the independent conformance checker live beside the repository.
-SHARED_DIR = os.path.join(os.path.dirname(REPO_ROOT), 'shared')
 TRACES_DIR = os.path.join(REPO_ROOT, 'examples', 'traces')
 
 # Standard gravity (m/s²); the device-frame accelerometer at rest has this magnitude.
 GRAVITY = 9.80665
-# Upright in the normal orientation (DESIGN.md): gravity points to the bottom of the screen.
+# Upright in the normal orientation (docs/frames.md): gravity points to the bottom of the screen.
 UPRIGHT = (0.0, -GRAVITY, 0.0)
 # Lying face-up on a table: gravity points into the screen.
 FACE_UP = (0.0, 0.0, -GRAVITY)
@@ -123,7 +122,7 @@ def gravity_after_rotation(accel_start, axis, degrees):
 # Emulated IIO devices
 
 class IIODevice:
-    """An IIO device description, rendered as umockdev text (TESTING.md format).
+    """An IIO device description, rendered as umockdev text (Tests/integration/README.md, "Emulated IIO devices").
 
     A combined IMU has accel and gyro channels; split devices (HID accel_3d + gyro_3d) are two
     IIODevice objects, one with gyro=False and one with accel=False.
@@ -134,7 +133,7 @@ class IIODevice:
 
     Mount matrices: attribute texts 'a, b, c; d, e, f; g, h, i' for the sysfs attributes
     `mount_matrix`, `in_accel_mount_matrix`, `in_anglvel_mount_matrix`, `in_mount_matrix` and the udev
-    property ACCEL_MOUNT_MATRIX. The matrix that applies to each sensor follows DESIGN.md's lookup
+    property ACCEL_MOUNT_MATRIX. The matrix that applies to each sensor follows docs/frames.md's lookup
     order (see matrix_for)."""
 
     def __init__(self, name, index=0, sysfs_path=None, *, accel=True, gyro=True,
@@ -178,7 +177,7 @@ class IIODevice:
         self.extra_attrs = dict(extra_attrs or {})
         self.extra_properties = dict(extra_properties or {})
         # The udev property only names the accelerometer; whether a daemon also applies it to a
-        # gyroscope on the same device is not fixed by DESIGN.md, so refuse descriptions where
+        # gyroscope on the same device is this implementation's choice (docs/frames.md), so refuse descriptions where
         # the answer would matter.
         if self.has[GYRO] and udev_mount_matrix is not None:
             gyro_m = self.matrix_for(GYRO)
@@ -194,7 +193,7 @@ class IIODevice:
         return ['%s_%s' % (kind, a) for a in 'xyz'] if self.has[kind] else []
 
     def matrix_for(self, kind):
-        """Mount matrix applying to `kind` (ACCEL or GYRO), in DESIGN.md's lookup order:
+        """Mount matrix applying to `kind` (ACCEL or GYRO), in docs/frames.md's lookup order:
         udev ACCEL_MOUNT_MATRIX (accelerometer only), `mount_matrix`, `in_<type>_mount_matrix`,
         `in_mount_matrix`, identity."""
         if kind == ACCEL and self.udev_mount_matrix is not None:
@@ -271,7 +270,7 @@ class IIODevice:
         """The umockdev description (P:, N:, E:, A: lines)."""
         lines = ['P: ' + self.sysfs_path]
         if self.dev_node:
-            lines.append('N: ' + self.node)  # no value: umockdev makes it a PTY (TESTING.md)
+            lines.append('N: ' + self.node)  # no value: umockdev makes it a PTY (Tests/integration/README.md)
         lines += ['E: %s=%s' % kv for kv in self.properties().items()]
         lines += ['A: %s=%s\\n' % (k, v) for k, v in self.attributes().items()]
         return '\n'.join(lines) + '\n'
@@ -369,7 +368,7 @@ class Testbed:
         """Write an attribute IN PLACE (same inode), as the kernel's sysfs would change it.
 
         GI's Testbed.set_attribute replaces the file, which a reader holding the fd open (pread)
-        never notices (TESTING.md). One pwrite of the new text padded with NULs to the old length
+        never notices (Tests/integration/README.md). One pwrite of the new text padded with NULs to the old length
         (libiio itself leaves NULs in attribute files, readers stop there), then a truncate: a
         concurrent reader sees the old text, the new one with NUL padding, or the new one,
         never an empty file or a mix of digits."""
@@ -872,7 +871,7 @@ class Client:
 
 
 def offset_problem(obj):
-    """What is wrong with an offset frame's fields (DESIGN.md "Offset frames"), or None."""
+    """What is wrong with an offset frame's fields (docs/protocol.md "offset"), or None."""
     for k in ('seq', 't', 'x', 'y'):
         v = obj.get(k)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
@@ -904,7 +903,7 @@ TRACE_HEADER = ['t_ns', 'ax', 'ay', 'az', 'gx', 'gy', 'gz']
 
 
 def read_trace(path):
-    """(comment lines, [Row]) from a DESIGN.md trace file."""
+    """(comment lines, [Row]) from a trace file (docs/trace-format.md)."""
     comments, rows, header_seen = [], [], False
     with open(path) as f:
         for n, line in enumerate(f, 1):
@@ -1060,7 +1059,7 @@ def turn(testbed, accel_dev, gyro_dev, axis, degrees, seconds=0.25, start=None):
 
 
 # ---------------------------------------------------------------------------------------------
-# Buffered capture (TESTING.md "Buffered capture"): scan elements, a trigger and a PTY device
+# Buffered capture (Tests/integration/README.md "Buffered capture"): scan elements, a trigger and a PTY device
 # node that a ScanFeeder fills with packed scans once the daemon has enabled the buffer.
 
 def parse_scan_type(text):
@@ -1225,7 +1224,7 @@ class ScanFeeder:
 
 
 # ---------------------------------------------------------------------------------------------
-# Remote sensors (TESTING.md "Remote sensors"): iiod serves the umockdev testbed over libiio's
+# Remote sensors (Tests/integration/README.md "Remote sensors"): iiod serves the umockdev testbed over libiio's
 # network protocol inside a private network namespace (iiod 0.24 listens on every address, so it
 # must never see a real interface); parallaxd joins the same namespace without the preload and
 # can only get its samples over TCP. The test process stays outside and talks to parallaxd over

@@ -1,4 +1,4 @@
-"""Access control (DESIGN.md "Access"): who may subscribe and who may control is decided from the
+"""Access control (docs/protocol.md "Access"): who may subscribe and who may control is decided from the
 peer's credentials (SO_PEERCRED / SO_PEERGROUPS). Clients run as `nobody` through setpriv, with and
 without a supplementary group, against the real daemon."""
 import grp

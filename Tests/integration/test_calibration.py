@@ -1,4 +1,4 @@
-"""`parallaxd --calibrate` and the `calibrate` command (DESIGN.md "Command line", "Protocol v1"):
+"""`parallaxd --calibrate` and the `calibrate` command (parallaxd(8), docs/protocol.md "calibrate"):
 the gyroscope bias of an emulated still device is recovered, a moving device or a missing sensor is
 refused, the file is replaced atomically (a crash while writing leaves the old one), and the daemon
 applies the calibration at start, on reload and right after calibrating."""

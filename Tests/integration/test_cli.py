@@ -1,4 +1,4 @@
-"""Command lines and systemd integration (DESIGN.md "Command line", "Config", "systemd")."""
+"""Command lines and systemd integration (parallaxd(8), parallaxctl(1), docs/configuration.md, docs/operations.md)."""
 import json
 import math
 import os

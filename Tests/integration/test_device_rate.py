@@ -1,5 +1,5 @@
 """Devices that default to a uselessly slow sampling rate (0 or 1 Hz on some machines) are raised
-to a rate from `sampling_frequency_available` when the daemon opens them (MOTION.md "Limits")."""
+to a rate from `sampling_frequency_available` when the daemon opens them (docs/motion.md "Limits worth knowing")."""
 import plx
 from helpers import SIGN_THRESHOLD, expect_offset, subscribe_ready, tilt_x
 

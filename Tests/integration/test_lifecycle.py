@@ -1,4 +1,4 @@
-"""Start, readiness, hello, status, signals and the systemd notify protocol (DESIGN.md "systemd")."""
+"""Start, readiness, hello, status, signals and the systemd notify protocol (docs/operations.md)."""
 import os
 import re
 import shutil

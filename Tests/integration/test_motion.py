@@ -1,5 +1,5 @@
-"""Motion through emulated IIO devices → viewer offsets with the right signs (DESIGN.md
-"Conventions": x > 0 when the screen turns toward the viewer's right = positive rotation about
+"""Motion through emulated IIO devices → viewer offsets with the right signs (docs/frames.md
+"Viewer offset": x > 0 when the screen turns toward the viewer's right = positive rotation about
 device +Y; y > 0 when the screen tips downward = positive rotation about device +X).
 
 Tilts are physically consistent: the gyroscope reads the turn while the accelerometer follows

@@ -1,6 +1,6 @@
 """Remote sensors (issue 4 item 6): `parallaxd --source iio:ip:HOST` reads a device through iiod,
 libiio's network server. iiod 0.24 listens on every address, so it runs only inside a private
-network namespace (TESTING.md "Remote sensors"), preloaded with the umockdev testbed; parallaxd
+network namespace (Tests/integration/README.md "Remote sensors"), preloaded with the umockdev testbed; parallaxd
 joins that namespace WITHOUT the preload, so every sample it fuses came over TCP. The test talks
 to parallaxd over its Unix socket from outside the namespace."""
 import os

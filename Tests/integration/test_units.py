@@ -1,4 +1,4 @@
-"""The systemd units, the udev rule and its helper, the sysusers file (DESIGN.md "systemd").
+"""The systemd units, the udev rule and its helper, the sysusers file (docs/operations.md).
 
 Without systemd as PID 1 the units are checked offline (systemd-analyze verify and security), the
 udev rule with `udevadm test` against emulated devices, and what the hardening takes away is

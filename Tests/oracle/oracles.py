@@ -1,6 +1,6 @@
 """Shared helpers of the oracle tests: traces, `parallaxctl simulate`, imufusion, ahrs, the iOS model.
 
-Frames and units (DESIGN.md): parallaxd traces are in the device frame (X right, Y top, Z out of
+Frames and units (docs/frames.md): parallaxd traces are in the device frame (X right, Y top, Z out of
 the screen), accelerometer in m/s² pointing in the DIRECTION OF GRAVITY (face-up at rest ≈ (0, 0,
 −9.81)), gyroscope in rad/s. `simulate` prints q = device→earth with earth Z up.
 
@@ -168,7 +168,7 @@ def mahony_attitudes(rows, k_p=0.5):
     """ahrs' Mahony filter with kP = Fusion's gain 0.5 and no integral term (ahrs insists on a
     non-zero kI: 1e-12), started from gravity with ahrs' own acc2q: the same feedback law as
     Fusion after its start-up, written by someone else. Units rad/s and m/s² (specific force).
-    It skips updates whose gyroscope reads exactly zero (MOTION.md): recordings never do."""
+    It skips updates whose gyroscope reads exactly zero (docs/motion.md "Background"): recordings never do."""
     from ahrs.common.orientation import acc2q
     from ahrs.filters import Mahony
     first = next(a for _, a, _ in rows if a is not None)
@@ -194,7 +194,7 @@ def tilt_differences(rows, ours, theirs, settle_s):
 
 # --- iOS re-centring model -------------------------------------------------------------------------
 
-IOS_BASE_RATE = 0.03  # rad/s (MOTION.md)
+IOS_BASE_RATE = 0.03  # rad/s (docs/motion.md "Background")
 IOS_GROWTH = 5.0
 
 

@@ -31,7 +31,7 @@ def test_constant_bias_leaves_under_a_tenth_of_a_degree(trace_file):
     errors = oracles.tilt_differences(rows, ours, truths, SETTLED_S)
     print('tilt error after %.1f s: median %.3f°, max %.3f°' % (SETTLED_S, np.median(errors), errors.max()))
     assert errors.max() < 0.1
-    # Control: without the bias stage the same trace leaves ≈ bias/gain (MOTION.md: ≈0.9°).
+    # Control: without the bias stage the same trace leaves ≈ bias/gain (docs/motion.md "Background": ≈0.9°).
     off = [np.array(line['q']) for line in oracles.simulate(path, config='[Motion]\nBiasEstimation=no\n')]
     control = oracles.tilt_differences(rows, off, truths, SETTLED_S)
     print('without bias estimation: median %.3f°' % np.median(control))

@@ -1,9 +1,10 @@
-"""Attitude mode's re-centring against the iOS model (MOTION.md): a held tilt through `parallaxctl simulate`.
+"""Attitude mode's re-centring against the iOS model (docs/motion.md "Background"): a held tilt
+through `parallaxctl simulate`.
 
 The device rests upright for 4 s (past the filter's 3 s start-up), tips about its X axis by the
 tilt in 0.2 s, and holds. The offset y then follows the iOS reference slew 0.03·(1 + 5θ/π) rad/s:
-times are counted from the middle of the tilt, as MOTION.md's "held tilt" times are; half = y has
-halved from its peak, full = under 0.005 (a twentieth of a degree of offset from 0 at 90°)."""
+times are counted from the middle of the tilt, as the iOS "held tilt" times of docs/motion.md
+are; half = y has halved from its peak, full = under 0.005 (a twentieth of a degree of offset from 0 at 90°)."""
 import math
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The signs of DESIGN.md for every axis and every display rotation, through `parallaxctl simulate`.
+"""The signs of docs/frames.md for every axis and every display rotation, through `parallaxctl simulate`.
 
 x > 0 when the screen turns toward the viewer's right (a positive turn about device +Y), y > 0 when
 it tips downward (a positive turn about device +X), here 12° after the 3 s start-up with
