@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs every test: Swift unit tests, then the integration tests that drive the real parallaxd
-# binary under umockdev-emulated IIO devices, then the protocol conformance check.
+# Runs every test: Swift unit tests, fuzzing, the motion oracles, then the integration tests that
+# drive the real parallaxd binary under umockdev-emulated IIO devices (the protocol's wire contract
+# and the check that no tracked file points outside the repository among them). Needs nothing
+# beside the repository.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
