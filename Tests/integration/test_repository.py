@@ -9,9 +9,9 @@ What is flagged (each rule is precise enough to leave real paths alone: `../iio:
 tree, system paths such as /usr/lib/parallaxd or /run/parallaxd, URLs):
 - a relative path with `../` that, taken from the file's own folder, leaves the repository root;
 - the team folder `shared/…` (only `.ci/` may use it: CI runs an extra check when it exists);
-- an UPPERCASE.md document name (the team's contract documents are named so) that no file of
-  the repository has;
-- an absolute path into the team's workplace (`/work/…`);
+- a document name in capitals ending in .md (the team's contract documents are named so) that no
+  file of the repository has;
+- an absolute path into the team's workplace (WORKPLACE below);
 - a relative Markdown link whose target does not exist in the repository.
 These need no dependency beyond git, which a clone already has."""
 import os
@@ -30,7 +30,7 @@ TEAM_FOLDER_ALLOWED = ('.ci/',)
 RELATIVE_UP = re.compile(r'(?<![\w/.$])((?:\.\./)+[\w.@:+-]+(?:/[\w.@:+-]+)*)')
 TEAM_FOLDER = re.compile(r'(?:(?<![\w/.-])|(?<=\.\./))shared/(?=[\w.-])')
 UPPERCASE_DOC = re.compile(r'(?<![\w/.-])((?:[\w.-]+/)*[A-Z][A-Z0-9_]*\.md)\b')
-WORKPLACE = re.compile(r'(?<![\w.~-])/work(?:/|\b)')
+WORKPLACE = re.compile(r'(?<![\w.~-])/' + r'work(?:/|\b)')  # split: this file must pass itself
 MARKDOWN_LINK = re.compile(r'\]\(([^)\s#]*)(?:#[^)\s]*)?\)')
 URL_SCHEME = re.compile(r'^[a-zA-Z][\w+.-]*:')
 
@@ -102,13 +102,13 @@ def test_no_tracked_file_points_outside_the_repository():
 # The rules themselves, on lines that must and must not be flagged (a file in a subfolder, so
 # that `../` inside the tree is exercised). The outside names are assembled so that this file
 # does not name them itself.
-OUTSIDE_DOC = 'DES' + 'IGN.md'
+OUTSIDE_DOC = 'DESIGN' + '.md'
 FLAGGED = [
     'The contract is `../' + 'shared/' + OUTSIDE_DOC + '`.',
     'see ' + 'shared/' + 'conformance/check_protocol.py',
     '// Viewer offset (' + OUTSIDE_DOC + ' "Conventions")',
     'cp /wo' + 'rk/main/README.md .',
-    'template = "../../../etc/passwd"',
+    'template = "' + '../' * 3 + 'etc/passwd"',
     'Details: [the contract](../../' + OUTSIDE_DOC + ')',
     'Details: [frames](no-such-doc.md)',
 ]
@@ -137,6 +137,6 @@ def test_the_check_leaves_real_paths_alone(line):
 
 
 def test_the_team_folder_is_allowed_only_in_ci():
-    line = 'checker=../' + 'shared/conformance/check_protocol.py'
+    line = 'checker=../' + 'shared/' + 'conformance/check_protocol.py'
     assert problems_in('scripts/x.sh', line, ROOT, set())
     assert not problems_in('.ci/run', line, ROOT, set())
