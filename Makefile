@@ -120,3 +120,88 @@ completions:
 
 clean:
 	$(SWIFT) package --scratch-path $(SCRATCH) clean
+
+# ---------------------------------------------------------------------------------------------
+# libparallax, the C client library (Sources/libparallax, docs/client-kit.md): C11 and libc only,
+# soname libparallax.so.1, only px_ symbols exported (libparallax.map).
+#
+#   make libparallax              build into $(LIBPX_BUILD) (also part of `make` and `make install`)
+#   make install-libparallax      header, library, parallax.pc and libparallax(3) alone
+
+INCLUDEDIR      ?= $(PREFIX)/include
+PKGCONFIGDIR    ?= $(LIBDIR)/pkgconfig
+LIBPX_VERSION   := 1.0.0
+LIBPX_SONAME    := libparallax.so.1
+LIBPX_BUILD     ?= .build-libparallax
+LIBPX_CFLAGS    ?= -O2 -g
+LIBPX_SRC       := Sources/libparallax
+LIBPX_OBJECTS   := $(patsubst $(LIBPX_SRC)/%.c,$(LIBPX_BUILD)/%.o,$(wildcard $(LIBPX_SRC)/*.c))
+LIBPX_LIBRARY   := $(LIBPX_BUILD)/libparallax.so.$(LIBPX_VERSION)
+LIBPX_WARNINGS  := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+# parallax.pc names directories under the prefix as ${prefix}/…, so `pkg-config --define-prefix` works.
+LIBPX_UNDER_PREFIX = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+
+.PHONY: libparallax install-libparallax uninstall-libparallax
+
+all: libparallax
+install-files: install-libparallax
+uninstall: uninstall-libparallax
+
+libparallax: $(LIBPX_LIBRARY)
+
+$(LIBPX_BUILD)/%.o: $(LIBPX_SRC)/%.c $(wildcard $(LIBPX_SRC)/*.h) | $(LIBPX_BUILD)
+	$(CC) $(LIBPX_WARNINGS) $(LIBPX_CFLAGS) $(CPPFLAGS) $(CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(LIBPX_LIBRARY): $(LIBPX_OBJECTS) $(LIBPX_SRC)/libparallax.map
+	$(CC) -shared $(LIBPX_CFLAGS) $(CFLAGS) $(LDFLAGS) -Wl,-soname,$(LIBPX_SONAME) \
+		-Wl,--version-script=$(LIBPX_SRC)/libparallax.map -Wl,-z,defs -o $@ $(LIBPX_OBJECTS)
+	ln -sf libparallax.so.$(LIBPX_VERSION) $(LIBPX_BUILD)/$(LIBPX_SONAME)
+	ln -sf $(LIBPX_SONAME) $(LIBPX_BUILD)/libparallax.so
+
+$(LIBPX_BUILD):
+	mkdir -p $@
+
+install-libparallax: $(LIBPX_LIBRARY)
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 0644 $(LIBPX_SRC)/parallax.h $(DESTDIR)$(INCLUDEDIR)/parallax.h
+	$(INSTALL_PROGRAM) $(LIBPX_LIBRARY) $(DESTDIR)$(LIBDIR)/libparallax.so.$(LIBPX_VERSION)
+	ln -sf libparallax.so.$(LIBPX_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBPX_SONAME)
+	ln -sf $(LIBPX_SONAME) $(DESTDIR)$(LIBDIR)/libparallax.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(call LIBPX_UNDER_PREFIX,$(INCLUDEDIR))|' \
+		-e 's|@LIBDIR@|$(call LIBPX_UNDER_PREFIX,$(LIBDIR))|' \
+		-e 's|@VERSION@|$(LIBPX_VERSION)|' $(LIBPX_SRC)/parallax.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc
+	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc
+	$(INSTALL) -m 0644 docs/man/libparallax.3 $(DESTDIR)$(MANDIR)/man3/libparallax.3
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi; true
+
+uninstall-libparallax:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/parallax.h $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc $(DESTDIR)$(MANDIR)/man3/libparallax.3
+	rm -f $(DESTDIR)$(LIBDIR)/libparallax.so $(DESTDIR)$(LIBDIR)/$(LIBPX_SONAME) \
+		$(DESTDIR)$(LIBDIR)/libparallax.so.$(LIBPX_VERSION)
+	-rmdir $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null
+
+# ---------------------------------------------------------------------------------------------
+# parallax, the Python client module (Sources/python/parallax, docs/client-kit.md "Python"): pure
+# Python, copied into the interpreter's module path. (`pip install .` reads pyproject.toml instead.)
+#
+#   make install-python           the module alone (also part of `make install`)
+#
+# Debian's python3 reads packaged modules from /usr/lib/python3/dist-packages but local ones from
+# /usr/local/lib/python3.X/dist-packages: there is no version-independent local directory.
+
+PYTHON          ?= $(firstword $(wildcard /usr/bin/python3) python3)
+PYTHON_VERSION   = $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+PYTHONDIR       ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/lib/python3/dist-packages,$(PREFIX)/lib/python$(PYTHON_VERSION)/dist-packages)
+PY_MODULES      := $(wildcard Sources/python/parallax/*.py)
+
+.PHONY: install-python uninstall-python
+
+install-files: install-python
+uninstall: uninstall-python
+
+install-python:
+	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/parallax
+	$(INSTALL) -m 0644 $(PY_MODULES) $(DESTDIR)$(PYTHONDIR)/parallax/
+
+uninstall-python:
+	rm -rf $(DESTDIR)$(PYTHONDIR)/parallax

@@ -1,0 +1,91 @@
+"""libparallax as a packager and a client author see it: `make install DESTDIR=…` stages header,
+library, parallax.pc and the man page; a program builds with `pkg-config --cflags --libs parallax`
+alone; the library has soname libparallax.so.1, exports only px_ symbols and needs only libc."""
+import os
+import re
+import shutil
+import subprocess
+
+import libpx
+
+
+def test_staged_tree(staged):
+    p = staged.prefix
+    assert os.path.isfile(os.path.join(p, 'include/parallax.h'))
+    assert os.path.isfile(os.path.join(p, 'lib/libparallax.so.1.0.0'))
+    assert os.readlink(os.path.join(p, 'lib/libparallax.so.1')) == 'libparallax.so.1.0.0'
+    assert os.readlink(os.path.join(p, 'lib/libparallax.so')) == 'libparallax.so.1'
+    assert os.path.isfile(os.path.join(p, 'share/man/man3/libparallax.3'))
+    with open(os.path.join(p, 'lib/pkgconfig/parallax.pc')) as f:
+        pc = f.read()
+    assert 'prefix=%s\n' % libpx.PREFIX in pc
+
+
+def test_pkg_config_names_the_staged_files(staged):
+    cflags = staged.pkg_config('--cflags')
+    libs = staged.pkg_config('--libs')
+    assert cflags == ['-I' + os.path.join(staged.prefix, 'include')]
+    assert libs == ['-L' + staged.libdir, '-lparallax']
+
+
+def test_program_built_with_pkg_config_links_the_soname(staged):
+    out = subprocess.run(['readelf', '-d', staged.unit], capture_output=True, text=True, check=True).stdout
+    assert '[libparallax.so.1]' in out, out
+    ldd = subprocess.run(['ldd', staged.unit], env=staged.run_env(), capture_output=True, text=True, check=True).stdout
+    assert os.path.join(staged.libdir, 'libparallax.so.1') in ldd, ldd
+
+
+def test_unit_program(staged):
+    """px_interpolate, px_predict and px_client_new's argument checks (unit.c)."""
+    out = subprocess.run([staged.unit], env=staged.run_env(), capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r'^\d+ passed, 0 failed$', out.stdout, re.M), out.stdout
+
+
+def test_soname_and_dependencies(staged):
+    out = subprocess.run(['readelf', '-d', os.path.join(staged.libdir, 'libparallax.so.1.0.0')],
+                         capture_output=True, text=True, check=True).stdout
+    assert re.search(r'\(SONAME\)\s+Library soname: \[libparallax\.so\.1\]', out), out
+    needed = re.findall(r'\(NEEDED\)\s+Shared library: \[(.*?)\]', out)
+    assert needed == ['libc.so.6'], needed
+
+
+def test_only_px_symbols_exported(staged):
+    out = subprocess.run(['nm', '-D', '--defined-only', os.path.join(staged.libdir, 'libparallax.so.1.0.0')],
+                         capture_output=True, text=True, check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert names, 'no exported symbols'
+    assert [n for n in names if not n.startswith('px_')] == []
+    # The fixed API of parallax.h is all there.
+    for fn in ('px_client_new', 'px_client_fd', 'px_client_dispatch', 'px_client_timeout_ms', 'px_client_offset',
+               'px_client_state', 'px_client_free', 'px_interpolate', 'px_predict'):
+        assert fn in names, fn
+
+
+def test_header_is_valid_cplusplus(staged, tmp_path):
+    """Compositors in C++ (KWin) include it too: extern "C" and no C-only syntax."""
+    if shutil.which('c++') is None:
+        import pytest
+        pytest.fail('no C++ compiler (setup.sh installs g++)')
+    src = tmp_path / 'use.cc'
+    src.write_text('#include <parallax.h>\nint main() { px_offset o{}; return (int)px_interpolate(o.x, 0, 0); }\n')
+    out = subprocess.run(['c++', '-Wall', '-Wextra', '-Werror'] + staged.pkg_config('--cflags') + [str(src), '-o',
+                         str(tmp_path / 'use')] + staged.pkg_config('--libs'), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_uninstall_removes_everything(staged, workdir):
+    dest = os.path.join(workdir, 'dest')
+    build = os.path.join(staged.scratch, 'build')
+    for target in ('install-libparallax', 'uninstall-libparallax'):
+        out = subprocess.run(['make', '-C', libpx.REPO_ROOT, '--no-print-directory', target, 'DESTDIR=' + dest,
+                              'PREFIX=/usr/local', 'LIBPX_BUILD=' + build], capture_output=True, text=True)
+        assert out.returncode == 0, out.stdout + out.stderr
+    left = [os.path.join(d, f) for d, _, files in os.walk(dest) for f in files]
+    assert left == []
+
+
+def test_man_page_renders(staged):
+    page = os.path.join(staged.prefix, 'share/man/man3/libparallax.3')
+    out = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', page], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == '', out.stderr

@@ -1,0 +1,237 @@
+"""libparallax against a fake parallaxd that misbehaves on purpose (libpx.FakeDaemon: the real
+daemon never sends garbage, NaN or a wrong protocol version, nor vanishes on cue). The client is
+probe.c, the loop a compositor runs, under valgrind memcheck: each test also fails on any memory
+error or leak (the probes fixture requires exit 0 after px_client_free)."""
+import errno
+import json
+import math
+
+import pytest
+
+import libpx
+from libpx import FakeDaemon, offset_line
+
+# Valgrind slows the probe down ~20×: generous timeouts for events that do come.
+EVENT_TIMEOUT = 20.0
+# PX_LOG_* levels of parallax.h.
+LOG_ERROR, LOG_WARNING, LOG_INFO = 3, 4, 6
+# The retry delay after a refusal (parallax.h: 60 s), less what a slow valgrind run may eat.
+REFUSED_RETRY_MIN_MS = 55000
+# A window in which a client that honours the refusal back-off must not connect again (s).
+NO_STORM_WINDOW = 2.0
+
+
+@pytest.fixture(autouse=True)
+def need_valgrind():
+    if not libpx.have_valgrind():
+        pytest.fail('valgrind missing (scripts/setup.sh installs it)')
+
+
+def start(fake_daemons, probes, socket_path, rate=60, rotation=0, env=None):
+    server = FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    probe = probes(socket_path, rate, rotation, valgrind=True, env=env)
+    probe.wait_event('start', EVENT_TIMEOUT)
+    return server, probe
+
+
+def wire(v):
+    """The value a client reads from a number written with 4 decimals."""
+    return float('%.4f' % v)
+
+
+def offset_event(probe, seq):
+    return probe.wait(lambda e: e.get('event') == 'dispatch' and (e.get('offset') or {}).get('seq') == seq,
+                      EVENT_TIMEOUT, what='offset seq %d' % seq)
+
+
+def test_subscribes_and_reads_offsets_under_a_decimal_comma_locale(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path, rate=30, rotation=90,
+                          env={'LC_ALL': 'de_DE.UTF-8'})
+    assert probe.events[0]['decimal_point'] == ',', 'the probe does not run under de_DE; setup.sh makes it'
+    conn, command = server.handshake()
+    assert json.loads(command) == {'cmd': 'subscribe', 'rate': 30, 'rotation': 90}
+    # "subscribed" and the state line may come in one dispatch or two.
+    state = probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'] and e['sensor'] == 1, EVENT_TIMEOUT)
+    assert state['ret'] == 1 and state['timeout'] == -1 and state['error'] == 0
+    assert state['calibrated'] is True and state['reduce_motion'] is False
+    conn.line(offset_line(1, 0.1234, -0.5678, vx=0.25, vy=-1.5, t=5123456789012))
+    o = offset_event(probe, 1)['offset']
+    assert (o['x'], o['y'], o['vx'], o['vy'], o['t']) == (0.1234, -0.5678, 0.25, -1.5, 5123456789012)
+    # An older daemon sends no velocity: 0, not garbage.
+    conn.line(offset_line(2, -1.0, 1.0))
+    o = offset_event(probe, 2)['offset']
+    assert (o['x'], o['y'], o['vx'], o['vy']) == (-1.0, 1.0, 0.0, 0.0)
+    # Reduce motion comes as a state line.
+    conn.line({'type': 'state', 'sensor': 'lost', 'reduce_motion': True, 'calibrated': False})
+    s = probe.wait(lambda e: e.get('event') == 'dispatch' and e['sensor'] == 2, EVENT_TIMEOUT)
+    assert s['reduce_motion'] is True and s['calibrated'] is False
+
+
+# Lines a broken or hostile server might send; none may change the offset or end the connection.
+HOSTILE = [
+    b'garbage',
+    b'\x00\x01\x02\xff\xfe binary',
+    b'{"type":"offset","seq":9001,"t":1,"x":NaN,"y":0}',
+    b'{"type":"offset","seq":9002,"t":1,"x":Infinity,"y":0}',
+    b'{"type":"offset","seq":9003,"t":1,"x":-Infinity,"y":0}',
+    b'{"type":"offset","seq":9004,"t":1,"x":1e400,"y":0}',
+    b'{"type":"offset","seq":9005,"t":1,"x":0.5,"y":0,"vx":1e999}',
+    b'{"type":"offset","seq":9006,"t":1,"x":2.5,"y":0}',
+    b'{"type":"offset","seq":9007,"t":1,"y":0.5}',
+    b'{"type":"offset","seq":9008,"x":0.5,"y":0.5}',
+    b'{"type":"offset","seq":9009,"t":1,"x":"0.5","y":0.5}',
+    b'{"type":"offset","seq":9010,"t":1,"x":0.5,"y":0.5',
+    b'{"type":"offset","seq":9011,"t":1,"x":0.5,"y":0.5}}',
+    b'{"type":"offset","seq":9012,"t":1,"x":0.5,"y":0.5} trailing',
+    b'{"type":"offset","seq":9013,"t":1,"x":.5,"y":0.5}',
+    b'{"type":"offset","seq":9014,"t":1,"x":05,"y":0.5}',
+    b'{"type":"offset","seq":9015,"t":1,"x":0,5,"y":0.5}',
+    b'{"type":"offset","seq":-9016,"t":1,"x":0.5,"y":0.5}',
+    b'{"type":"offset","seq":99999999999999999999999,"t":1,"x":0.5,"y":0.5}',
+    b'{"seq":9017,"t":1,"x":0.5,"y":0.5}',
+    b'{"type":"offsets","seq":9018,"t":1,"x":0.5,"y":0.5}',
+    b'{"type":"teleport","seq":9019,"x":0.9}',
+    b'["type","offset"]',
+    b'"offset"',
+    b'null',
+    b'{"type":"offset","nested":{"seq":9020,"t":1,"x":0.5,"y":0.5}}',
+    b'{"type":"offset","seq":9021,"t":1,"x":0.5,"y":0.5,"deep":' + b'[' * 1500 + b']' * 1500 + b'}',
+    b'{"type":"offset","seq":9022,"t":1,"x":0.5,"y":0.5,"s":"unterminated}',
+    b'{"type":"offset","seq":9023,"t":1,"x":0.5,"y":0.5,"s":"bad \\q escape"}',
+    b'{"type":"offset","seq":9024,"t":1,"x":0.5,"y":0.5,"s":"\\ud800"',
+    b'{"type":"error","code":"bad_request","message":"not an answer to anything"}',
+    b'{"type":"hello","protocol":2}',
+    b'{"type":"subscribed","rate":1}',
+    b'{' + b'"k":1,' * 2000 + b'"type":"offset","seq":9025,"t":1,"x":0.5,"y":0.5}',
+    b'\r',
+    b'',
+]
+
+
+def test_hostile_lines_are_ignored(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn, _ = server.handshake()
+    conn.line(offset_line(1, 0.25, -0.25))
+    assert offset_event(probe, 1)['offset']['x'] == 0.25
+    for junk in HOSTILE:
+        conn.send(junk + b'\n')
+    # Overlong lines (over the 4096-byte cap), with a valid-looking offset inside and at the end.
+    conn.send(b'{"type":"offset","seq":9100,"t":1,"x":0.9,"y":0.9,"pad":"' + b'x' * 200000 + b'"}\n')
+    conn.send(b' ' * 5000 + offset_line(9101, 0.9, 0.9).encode() + b'\n')
+    # Valid frames with forward-compatible extras: unknown fields, nesting, escapes, CRLF, spaces.
+    conn.send(b'{ "type" : "offset" , "seq" : 2 , "t" : 7 , "x" : 1e-1 , "y" : -25E-2 , '
+              b'"future":{"a":[1,{"b":null}],"c":"\\u00e9\\"}"}, "vx":-0.0 }\r\n')
+    offset_event(probe, 2)
+    conn.line(offset_line(3, 0.5, -0.75, vx=-2.0, vy=3.0))
+    last = offset_event(probe, 3)
+    assert last['connected'] is True and last['fd'] >= 0
+    seen = [e['offset'] for e in probe.events if e.get('event') in ('dispatch', 'resumed') and e.get('offset')]
+    seqs = []
+    for o in seen:
+        assert all(math.isfinite(o[k]) for k in ('x', 'y', 'vx', 'vy')), o
+        if not seqs or seqs[-1] != o['seq']:
+            seqs.append(o['seq'])
+    assert seqs == [1, 2, 3], 'only the valid frames may show: %s' % seqs
+    frame2 = next(o for o in seen if o['seq'] == 2)
+    assert (frame2['x'], frame2['y'], frame2['t']) == (0.1, -0.25, 7)
+    # A hostile error line after subscribing is reported, not taken as a refusal.
+    assert not [e for e in probe.events if e.get('event') == 'dispatch' and e['ret'] < 0]
+    assert any('not an answer to anything' in e['message'] for e in probe.logs())
+
+
+def test_latest_value_after_a_pause(fake_daemons, probes, socket_path):
+    """1000 frames arrive while the client does not dispatch; one dispatch gives the last."""
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn, _ = server.handshake()
+    conn.line(offset_line(1, 0.0, 0.0))
+    offset_event(probe, 1)
+    probe.command('pause', 'paused')
+    frames = ''.join(offset_line(n, math.sin(n / 50.0) * 0.9, n / 2000.0, vx=n / 1000.0) + '\n'
+                     for n in range(2, 1002))
+    conn.send(frames)   # sendall: all of it is in the probe's receive queue when this returns
+    resumed = probe.command('resume', 'resumed')
+    assert resumed['ret'] == 1
+    o = resumed['offset']
+    assert o['seq'] == 1001
+    assert (o['x'], o['y'], o['vx']) == (wire(math.sin(1001 / 50.0) * 0.9), wire(1001 / 2000.0), wire(1.001))
+
+
+def test_wrong_protocol_version(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn = server.accept()
+    conn.line({'type': 'hello', 'protocol': 2, 'server': 'parallaxd', 'version': '9.0.0'})
+    lost = probe.wait_event('dispatch', EVENT_TIMEOUT, ret=-errno.EPROTONOSUPPORT)
+    assert lost['fd'] == -1 and lost['connected'] is False and lost['error'] == errno.EPROTONOSUPPORT
+    assert 'protocol 2' in lost['error_message'], lost['error_message']
+    assert lost['timeout'] >= REFUSED_RETRY_MIN_MS
+    assert conn.wait_closed(), 'the client kept a connection to a server it cannot speak to'
+    assert [e['level'] for e in probe.logs()] == [LOG_ERROR]
+    assert not server.connects_within(NO_STORM_WINDOW), 'the client reconnected at once'
+
+
+def test_permission_denied_is_a_clear_error_without_reconnect_storm(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn = server.accept()
+    conn.line(libpx.HELLO)
+    assert json.loads(conn.read_line())['cmd'] == 'subscribe'
+    conn.line({'type': 'error', 'code': 'permission_denied',
+               'message': 'subscribing to motion data needs root, group parallax or a local seat session'})
+    refused = probe.wait_event('dispatch', EVENT_TIMEOUT, ret=-errno.EACCES)
+    assert refused['connected'] is False and refused['error'] == errno.EACCES and refused['fd'] == -1
+    assert 'permission_denied' in refused['error_message'] and 'group parallax' in refused['error_message']
+    assert refused['timeout'] >= REFUSED_RETRY_MIN_MS
+    assert conn.wait_closed()
+    assert not server.connects_within(NO_STORM_WINDOW), 'the client reconnected at once'
+    assert [e['level'] for e in probe.logs()] == [LOG_ERROR]
+
+
+def test_reconnects_after_a_restart_with_the_same_rate_and_rotation(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path, rate=45, rotation=270)
+    conn, first = server.handshake()
+    conn.line(offset_line(1, 0.5, 0.5))
+    offset_event(probe, 1)
+    server.close()   # the daemon crashes: connection and socket gone
+    lost = probe.wait(lambda e: e.get('event') == 'dispatch' and e['ret'] < 0, EVENT_TIMEOUT)
+    assert lost['ret'] == -errno.ECONNRESET and lost['fd'] == -1 and lost['connected'] is False
+    assert 0 <= lost['timeout'] <= 100
+    # The last offset stays readable while reconnecting (layers do not jump).
+    assert lost['offset']['seq'] == 1
+    restarted = FakeDaemon(socket_path)
+    fake_daemons.append(restarted)
+    conn2, again = restarted.handshake(timeout=EVENT_TIMEOUT)
+    assert again == first == b'{"cmd":"subscribe","rate":45,"rotation":270}'
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    conn2.line(offset_line(1, -0.5, -0.5))   # a restarted daemon counts from 1 again
+    o = probe.wait(lambda e: e.get('event') == 'dispatch' and (e.get('offset') or {}).get('x') == -0.5,
+                   EVENT_TIMEOUT)['offset']
+    assert o['seq'] == 1
+
+
+def test_no_daemon_at_start_then_it_appears(fake_daemons, probes, socket_path):
+    probe = probes(socket_path, 60, 0, valgrind=True)
+    start_event = probe.wait_event('start', EVENT_TIMEOUT)
+    assert start_event['fd'] == -1 and start_event['error'] == errno.ENOENT
+    window = probe.collect(3.5)   # retries after 0.1, 0.3, 0.7, 1.5, 3.1 s: all silent
+    assert [e for e in window if e.get('event') == 'dispatch'] == [], 'a missing daemon is not a lost connection'
+    assert len(probe.logs()) <= 1, 'error spam while waiting: %s' % probe.logs()
+    status = probe.command('status', 'status')
+    assert status['dispatches'] >= 4, 'the client did not keep trying (%d dispatches)' % status['dispatches']
+    assert 0 <= status['timeout'] <= 5000
+    server = FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    conn, _ = server.handshake(timeout=EVENT_TIMEOUT)
+    connected = probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    assert connected['error'] == 0 and connected['error_message'] == ''
+
+
+def test_a_daemon_that_never_says_hello_is_dropped(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn = server.accept()
+    assert 0 < probe.command('status', 'status')['timeout'] <= 5000
+    dropped = probe.wait_event('dispatch', EVENT_TIMEOUT, ret=-errno.ETIMEDOUT)
+    assert dropped['fd'] == -1
+    assert conn.wait_closed()
+    # It tries again (back-off), and this time the server answers.
+    conn2, _ = server.handshake(timeout=EVENT_TIMEOUT)
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
