@@ -33,3 +33,6 @@ PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl" PYTHONPATH="$ORACLES" /usr
 echo "== integration tests (real parallaxd under umockdev)"
 export PARALLAXD="$PARALLAX_ROOT/.build/debug/parallaxd" PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl"
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/integration
+
+echo "== libparallax (C client: staged install, hostile fake server under valgrind, the real daemon, examples)"
+/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/libparallax
