@@ -9,6 +9,7 @@ import re
 import shutil
 import stat
 import subprocess
+import sys
 
 import pytest
 
@@ -44,9 +45,15 @@ def tree(root):
     return out
 
 
+# The Python module goes where Debian's python3 looks (Makefile "parallax, the Python client module").
+PYTHON_MODULES = sorted(f for f in os.listdir(os.path.join(plx.REPO_ROOT, 'Sources/python/parallax')) if f.endswith('.py'))
+PYTHON_DIRS = {'/usr': 'lib/python3/dist-packages', '/usr/local': 'lib/python%d.%d/dist-packages' % sys.version_info[:2]}
+
+
 def expected_tree(prefix):
     p = prefix.lstrip('/')
     return {
+        **{'%s/%s/parallax/%s' % (p, PYTHON_DIRS[prefix], f): 0o644 for f in PYTHON_MODULES},
         '%s/bin/parallaxd' % p: 0o755,
         '%s/bin/parallaxctl' % p: 0o755,
         '%s/lib/systemd/system/parallaxd.service' % p: 0o644,
@@ -64,6 +71,13 @@ def expected_tree(prefix):
         '%s/share/zsh/vendor-completions/_parallaxctl' % p: 0o644,
         '%s/share/fish/vendor_completions.d/parallaxd.fish' % p: 0o644,
         '%s/share/fish/vendor_completions.d/parallaxctl.fish' % p: 0o644,
+        # libparallax (the soname and dev links are symlinks: lstat mode 0o777)
+        '%s/include/parallax.h' % p: 0o644,
+        '%s/lib/libparallax.so.1.0.0' % p: 0o755,
+        '%s/lib/libparallax.so.1' % p: 0o777,
+        '%s/lib/libparallax.so' % p: 0o777,
+        '%s/lib/pkgconfig/parallax.pc' % p: 0o644,
+        '%s/share/man/man3/libparallax.3' % p: 0o644,
         'etc/parallaxd/parallaxd.conf': 0o644,
     }
 
