@@ -22,6 +22,23 @@ TURN_PEAK_LIMIT = 0.3
 CENTRED = 0.05
 
 
+def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0, axis='x'):
+    """A device rocking about device `axis` without pause, written as a trace; returns its
+    replay source. Every sample moves the offset (about x: y moves; about y: x moves)."""
+    import math
+    rows = []
+    w = 2 * math.pi / period_s
+    index = 'xyz'.index(axis)
+    for i in range(int(seconds * rate_hz)):
+        t = i / rate_hz
+        angle = amplitude_deg * math.sin(w * t)
+        rate = [0.0, 0.0, 0.0]
+        rate[index] = math.radians(amplitude_deg) * w * math.cos(w * t)
+        rows.append(plx.Row(int(t * 1e9), plx.gravity_after_rotation((0.0, -9.80665, 0.0), axis, angle), tuple(rate)))
+    plx.write_trace(path, rows, ['rocking about +%s, %g deg amplitude, %g s period' % (axis.upper(), amplitude_deg, period_s)])
+    return 'replay:' + path
+
+
 def describe(client, n=8):
     """The last frames and other lines, for assertion messages."""
     frames = ['(%.3f, %.3f)' % (o['x'], o['y']) for o in client.offsets()[-n:]]

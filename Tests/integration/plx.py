@@ -872,12 +872,12 @@ class Client:
 
 def offset_problem(obj):
     """What is wrong with an offset frame's fields (docs/protocol.md "offset"), or None."""
-    for k in ('seq', 't', 'x', 'y'):
+    for k in ('seq', 't', 'x', 'y', 'vx', 'vy'):
         v = obj.get(k)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return 'offset field %s missing or not a number' % k
-    if not (math.isfinite(obj['x']) and math.isfinite(obj['y'])):
-        return 'non-finite offset'
+    if not all(math.isfinite(obj[k]) for k in ('x', 'y', 'vx', 'vy')):
+        return 'non-finite offset or velocity'
     if not (-1.0 <= obj['x'] <= 1.0 and -1.0 <= obj['y'] <= 1.0):
         return 'offset outside [-1, 1]'
     return None

@@ -10,23 +10,7 @@ import time
 import pytest
 
 import plx
-from helpers import context_switches, sleeps_under_typical_load, tilt_x
-
-
-def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_s=2.0):
-    """A device rocking about +X without pause: every sample moves the offset, so the hub always
-    has a fresh frame and per-client rates and gaps are measurable."""
-    import math
-    rows = []
-    w = 2 * math.pi / period_s
-    for i in range(int(seconds * rate_hz)):
-        t = i / rate_hz
-        angle = amplitude_deg * math.sin(w * t)
-        rate = math.radians(amplitude_deg) * w * math.cos(w * t)
-        rows.append(plx.Row(int(t * 1e9), plx.gravity_after_rotation((0.0, -9.80665, 0.0), 'x', angle),
-                            (rate, 0.0, 0.0)))
-    plx.write_trace(path, rows, ['rocking about +X, %g deg amplitude, %g s period' % (amplitude_deg, period_s)])
-    return 'replay:' + path
+from helpers import context_switches, rocking_trace, sleeps_under_typical_load, tilt_x
 
 
 @pytest.fixture
