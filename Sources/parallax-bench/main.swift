@@ -19,6 +19,8 @@ struct Options {
     var cpuSeconds = 30.0
     var idleSeconds = 60.0
     var inputRate = 200.0
+    /// `[Motion] MinimumChange` values to measure latency under (offset units).
+    var minimumChanges = [0.0, 0.015]
 
     static func parse(_ args: [String]) -> Options {
         var o = Options()
@@ -36,10 +38,11 @@ struct Options {
             case "--seconds": o.seconds = Double(value()) ?? o.seconds
             case "--cpu-seconds": o.cpuSeconds = Double(value()) ?? o.cpuSeconds
             case "--idle-seconds": o.idleSeconds = Double(value()) ?? o.idleSeconds
+            case "--minimum-change": o.minimumChanges = value().split(separator: ",").compactMap { Double($0) }
             case "-h", "--help":
                 print("""
                     usage: parallax-bench [--daemon PATH] [--subscribers 1,100,1000] [--rate HZ] [--seconds S]
-                                          [--cpu-seconds S] [--idle-seconds S]
+                                          [--cpu-seconds S] [--idle-seconds S] [--minimum-change 0,0.015]
                     """)
                 exit(0)
             default: fail("unknown argument \(args[i])")
@@ -310,14 +313,20 @@ writeFile(configPath, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n[Motion]
 
 print("parallax-bench: \(options.daemon), input \(Int(options.inputRate)) Hz (replayed), subscribers at \(options.rate) Hz")
 print("")
-print("| subscribers | lines/s | p50 ms | p99 ms | max ms |")
-print("|---:|---:|---:|---:|---:|")
-for count in options.subscriberCounts {
-    let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: tracePath, config: configPath)
-    let (latencies, lines, _) = measureLatency(socket: daemon.socketPath, count: count, rate: options.rate, seconds: options.seconds)
-    daemon.stop()
-    let sorted = latencies.sorted()
-    print("| \(count) | \(Int(Double(lines) / options.seconds)) | \(ms(percentile(sorted, 0.5))) | \(ms(percentile(sorted, 0.99))) | \(ms(percentile(sorted, 1.0))) |")
+print("| MinimumChange | subscribers | lines/s | p50 ms | p99 ms | max ms |")
+print("|---:|---:|---:|---:|---:|---:|")
+// With a minimum change, frames go out only when the offset moved that much; each must still
+// carry the newest sample when it is sent, so its latency stays the processing time.
+for minimumChange in options.minimumChanges {
+    let latencyConfig = dir + "/latency.conf"
+    writeFile(latencyConfig, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=\(minimumChange)\n")
+    for count in options.subscriberCounts {
+        let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: tracePath, config: latencyConfig)
+        let (latencies, lines, _) = measureLatency(socket: daemon.socketPath, count: count, rate: options.rate, seconds: options.seconds)
+        daemon.stop()
+        let sorted = latencies.sorted()
+        print("| \(minimumChange) | \(count) | \(Int(Double(lines) / options.seconds)) | \(ms(percentile(sorted, 0.5))) | \(ms(percentile(sorted, 0.99))) | \(ms(percentile(sorted, 1.0))) |")
+    }
 }
 
 /// CPU (% of a core, schedstat), memory and lines received with 4 subscribers at 60 Hz.
