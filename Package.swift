@@ -69,5 +69,6 @@ let package = Package(
         .testTarget(name: "ParallaxProtocolTests", dependencies: ["ParallaxProtocol"]),
         .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),
         .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxProtocol", "ParallaxMotion"]),
+        .testTarget(name: "ParallaxClientTests", dependencies: ["ParallaxClient", "ParallaxProtocol", "CLinux"]),
     ]
 )
