@@ -106,10 +106,13 @@ int px_client_fd(px_client *c);
  *   -EPROTONOSUPPORT  the daemon speaks another protocol version. Retried every 60 s.
  *   -EPROTO           the daemon's handshake made no sense (no hello, another error reply).
  *   -ETIMEDOUT        the daemon accepted but did not answer within 5 s.
+ *   -EBUSY            the daemon refused the connection (an error line instead of the hello,
+ *                     e.g. "unavailable" when it is full); retried with the back-off.
  * A failed connection attempt to a daemon that is not running (ENOENT, ECONNREFUSED) is not a
  * lost connection: dispatch returns 0 and px_client_error says why.
  * Lines that are not valid protocol (invalid JSON, lines over 4096 bytes, unknown message types,
- * non-finite or out-of-range numbers, missing fields) are ignored; they never change the offset. */
+ * non-finite or out-of-range numbers such as x outside [-1, 1] or vx outside [-9999, 9999],
+ * missing fields) are ignored; they never change the offset. */
 int px_client_dispatch(px_client *c);
 
 /* Milliseconds after which px_client_dispatch must be called even without activity on

@@ -11,11 +11,31 @@
 
 #include "client.h"
 
-/* Offsets are in [-1, 1] on the wire; anything outside is not a frame of protocol v1. */
+/* Largest |vx|, |vy| protocol v1 sends (offset units per second; docs/protocol.md, "offset"). */
+#define MAX_VELOCITY 9999.0
+
+/* Offsets are in [-1, 1] and velocities in [-9999, 9999] on the wire; anything outside is not a
+ * frame of protocol v1. */
 static bool valid_offset(const struct pxi_message *m)
 {
     const unsigned required = PXI_HAS_SEQ | PXI_HAS_T | PXI_HAS_X | PXI_HAS_Y;
-    return (m->has & required) == required && m->x >= -1.0 && m->x <= 1.0 && m->y >= -1.0 && m->y <= 1.0;
+    if ((m->has & required) != required) return false;
+    if (!(m->x >= -1.0 && m->x <= 1.0 && m->y >= -1.0 && m->y <= 1.0)) return false;
+    if ((m->has & PXI_HAS_VX) && !(m->vx >= -MAX_VELOCITY && m->vx <= MAX_VELOCITY)) return false;
+    if ((m->has & PXI_HAS_VY) && !(m->vy >= -MAX_VELOCITY && m->vy <= MAX_VELOCITY)) return false;
+    return true;
+}
+
+/* A connection the server cannot take gets an error line instead of the hello, then the close. */
+static void handle_refused_connection(struct px_client *c, const struct pxi_message *m)
+{
+    if (strcmp(m->code, "permission_denied") == 0)
+        pxi_lose(c, EACCES, PXI_REFUSED_RETRY_MS, PX_LOG_ERROR,
+                 "parallaxd at %s refused the connection (permission_denied: %s); retrying every %d s",
+                 c->address.sun_path, m->message, PXI_REFUSED_RETRY_MS / 1000);
+    else
+        pxi_lose(c, EBUSY, -1, PX_LOG_WARNING, "parallaxd at %s refused the connection (%s: %s); retrying",
+                 c->address.sun_path, m->code, m->message);
 }
 
 static void handle_hello(struct px_client *c, const struct pxi_message *m)
@@ -75,6 +95,7 @@ static void handle_line(struct px_client *c, const char *line, size_t length)
 
     if (c->phase == PXI_AWAIT_HELLO) {
         if (m->type == PXI_MSG_HELLO) handle_hello(c, m);
+        else if (m->type == PXI_MSG_ERROR) handle_refused_connection(c, m);
         return; /* nothing else means anything before the hello */
     }
     switch (m->type) {

@@ -104,6 +104,7 @@ HOSTILE = [
     b'{"type":"hello","protocol":2}',
     b'{"type":"subscribed","rate":1}',
     b'{' + b'"k":1,' * 2000 + b'"type":"offset","seq":9025,"t":1,"x":0.5,"y":0.5}',
+    b'{"type":"offset","seq":9026,"t":1,"x":0.5,"y":0.5,"vx":12000.0}',
     b'\r',
     b'',
 ]
@@ -234,4 +235,18 @@ def test_a_daemon_that_never_says_hello_is_dropped(fake_daemons, probes, socket_
     assert conn.wait_closed()
     # It tries again (back-off), and this time the server answers.
     conn2, _ = server.handshake(timeout=EVENT_TIMEOUT)
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+
+
+def test_a_full_daemon_refuses_before_the_hello(fake_daemons, probes, socket_path):
+    """A connection the server cannot take gets an error line instead of the hello, then the close."""
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn = server.accept()
+    conn.line({'type': 'error', 'code': 'unavailable', 'message': 'too many clients (64)'})
+    conn.close()
+    refused = probe.wait_event('dispatch', EVENT_TIMEOUT, ret=-errno.EBUSY)
+    assert 'too many clients' in refused['error_message'] and refused['fd'] == -1
+    assert 0 < refused['timeout'] <= 5000
+    # Back-off, then it is let in.
+    server.handshake(timeout=EVENT_TIMEOUT)
     probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
