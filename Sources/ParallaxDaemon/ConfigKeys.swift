@@ -29,6 +29,8 @@ enum ConfigKeys {
                 c.logLevel = level
             },
             "MaxClients": { c, v throws(ConfigValueError) in c.maxClients = try integer(v, 1...100_000) },
+            "MaxClientsPerUser": { c, v throws(ConfigValueError) in c.maxClientsPerUser = try integer(v, 1...100_000) },
+            "IdleTimeout": { c, v throws(ConfigValueError) in c.idleTimeout = try number(v, 0.1...3600, unit: "s") },
             "StallTimeout": { c, v throws(ConfigValueError) in c.stallTimeout = try number(v, 0.1...3600, unit: "s") },
             "CommandRate": { c, v throws(ConfigValueError) in c.commandRate = try number(v, 1...10_000, unit: "commands/s") },
         ],

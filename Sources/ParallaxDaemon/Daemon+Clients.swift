@@ -2,51 +2,13 @@ import CLinux
 import Glibc
 import ParallaxProtocol
 
-/// Connections: accept, read lines, write replies, close.
+/// Connections: read lines, write replies, close (accepting: Daemon+Admission.swift).
 extension Daemon {
-    func acceptClients() {
-        while true {
-            let fd = plx_accept(listener.fd)
-            if fd < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-                // EMFILE and friends: log and leave the rest in the backlog for later.
-                logger.error("accept failed: \(String(cString: strerror(errno)))")
-                return
-            }
-            guard let peer = PeerCredentials.of(socket: fd) else {
-                // Without credentials no access decision is possible: refuse rather than guess.
-                logger.warning("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
-                close(fd)
-                continue
-            }
-            let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
-            nextClientID += 1
-            if clients.count >= config.maxClients {
-                logger.warning("refusing client pid \(peer.pid) uid \(peer.uid): \(config.maxClients) clients already connected")
-                _ = client.send(ServerMessage.error(ProtocolError(code: .unavailable, message: "too many clients (\(config.maxClients)); try again later", id: nil)).encode())
-                client.close()
-                continue
-            }
-            do {
-                client.token = try loop.watch(fd, events: PLX_EPOLLIN | PLX_EPOLLRDHUP) { [unowned self, unowned client] events in
-                    self.clientEvent(client, events)
-                }
-            } catch {
-                logger.error("cannot watch a new client: \(error)")
-                client.close()
-                continue
-            }
-            clients[client.id] = client
-            logger.debug("client \(client.id) connected (pid \(peer.pid), uid \(peer.uid))")
-            write(ServerMessage.hello(maxRate: maxRate(for: client)).encode(), to: client)
-        }
-    }
-
     func maxRate(for client: ClientConnection) -> Int {
         client.peer.isRoot ? config.privilegedMaxRate : config.maxRate
     }
 
-    private func clientEvent(_ client: ClientConnection, _ events: UInt32) {
+    func clientEvent(_ client: ClientConnection, _ events: UInt32) {
         if events & PLX_EPOLLOUT != 0 {
             switch client.flush() {
             case .done:
@@ -102,11 +64,11 @@ extension Daemon {
                 guard let client, !client.isClosed else { return }
                 client.stallTimer = nil
                 guard let blocked = client.blockedSince, plx_monotonic_ns() - blocked >= timeout else { return }
-                self.logger.warning("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) has not read for \(self.config.stallTimeout) s: disconnected")
+                self.noteRefusal(client.peer, .stalled, "client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) has not read for \(self.config.stallTimeout) s: disconnected")
                 self.disconnect(client, reason: nil)
             }
         case .overflow:
-            logger.warning("client \(client.id) (pid \(client.peer.pid)) left \(ClientConnection.outputLimit / 1024) KiB unread: disconnected")
+            noteRefusal(client.peer, .stalled, "client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) left \(ClientConnection.outputLimit / 1024) KiB unread: disconnected")
             disconnect(client, reason: nil)
         case .failed: disconnect(client, reason: nil)
         }
@@ -122,7 +84,7 @@ extension Daemon {
         client.strikes += 1
         write(ServerMessage.error(error).encode(), to: client)
         if client.strikes >= Self.strikeLimit {
-            logger.warning("client \(client.id) (pid \(client.peer.pid)) sent \(client.strikes) bad requests: disconnected")
+            noteRefusal(client.peer, .badRequests, "client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) sent \(client.strikes) bad requests: disconnected")
             disconnect(client, reason: ProtocolError(code: .badRequest, message: "too many bad requests; closing the connection", id: nil))
         }
     }
@@ -133,9 +95,11 @@ extension Daemon {
         if let token = client.token { loop.unwatch(token, fd: client.fd) }
         client.token = nil
         if let timer = client.stallTimer { loop.cancel(timer); client.stallTimer = nil }
+        if let timer = client.idleTimer { loop.cancel(timer); client.idleTimer = nil }
         let wasSubscribed = client.subscription != nil
         hub.remove(client)
         clients[client.id] = nil
+        slots.remove(id: client.id)
         client.close()
         logger.debug("client \(client.id) disconnected")
         if wasSubscribed { updateDemand() }

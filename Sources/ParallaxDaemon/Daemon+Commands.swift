@@ -12,7 +12,9 @@ extension Daemon {
         case .failure(let error):
             reject(error, from: client)
         case .success(let request):
+            let strikes = client.strikes
             handle(request, from: client)
+            if !client.isClosed && client.strikes == strikes { requestAnswered(request, for: client) }
         }
     }
 
@@ -21,9 +23,8 @@ extension Daemon {
         switch request.command {
         case .subscribe(let rate, let rotationDegrees):
             guard config.access.maySubscribe(client.peer) else {
-                logger.info("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) may not subscribe")
-                reject(ProtocolError(code: .permissionDenied,
-                    message: "subscribing to motion data needs \(AccessPolicy.describe(config.access.subscribers))", id: id), from: client)
+                deny(ProtocolError(code: .permissionDenied,
+                    message: "subscribing to motion data needs \(AccessPolicy.describe(config.access.subscribers))", id: id), from: client, "subscribe")
                 return
             }
             let cap = maxRate(for: client)
@@ -68,9 +69,8 @@ extension Daemon {
     /// Control commands change what every user sees: `[Access] Controllers=` (root and admin groups).
     private func authorizeControl(_ client: ClientConnection, _ command: String, id: JSONValue?) -> Bool {
         guard config.access.mayControl(client.peer) else {
-            logger.info("client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) may not \(command)")
-            reject(ProtocolError(code: .permissionDenied,
-                message: "\(command) needs \(AccessPolicy.describe(config.access.controllers))", id: id), from: client)
+            deny(ProtocolError(code: .permissionDenied,
+                message: "\(command) needs \(AccessPolicy.describe(config.access.controllers))", id: id), from: client, command)
             return false
         }
         return true

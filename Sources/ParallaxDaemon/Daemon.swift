@@ -19,6 +19,12 @@ public final class Daemon {
     var supervisor: Supervisor!
     var engine: MotionEngine
     var clients: [Int: ClientConnection] = [:]
+    /// Connection slots and who gives one up (ConnectionSlots.swift, Daemon+Admission.swift).
+    var slots: ConnectionSlots
+    var refusals = RefusalLog()
+    var refusalTimer: EventLoop.TimerID?
+    var descriptorReserve = DescriptorReserve()
+    var lastAcceptWarning: Int64 = 0
     var nextClientID = 1
     var readBuffer = [UInt8](repeating: 0, count: 65536)
     let startTime = plx_monotonic_ns()
@@ -42,6 +48,8 @@ public final class Daemon {
         loop = try EventLoop()
         engine = MotionEngine(settings: config.motion)
         reduceMotion = config.reduceMotion
+        slots = ConnectionSlots(capacity: config.maxClients, perUserLimit: config.maxClientsPerUser)
+        descriptorReserve.acquire()
         switch Listener.open(path: config.socketPath, mode: config.socketMode) {
         case .success(let l): listener = l
         case .failure(let e): throw e
@@ -162,6 +170,8 @@ public final class Daemon {
         supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger)
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new
+        slots.capacity = new.maxClients
+        slots.perUserLimit = new.maxClientsPerUser
         loadCalibration()
         if reduceChanged { setReduceMotion(new.reduceMotion) }
         logger.notice("configuration reloaded")

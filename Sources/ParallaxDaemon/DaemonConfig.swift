@@ -16,8 +16,16 @@ public struct DaemonConfig: Sendable, Equatable {
     public var socketMode: UInt32 = 0o666
     /// `LogLevel=`
     public var logLevel: Logger.Level = .info
-    /// `MaxClients=`: connections beyond it get an error line and are closed.
+    /// `MaxClients=`: connection slots; when they are taken, a newcomer displaces a connection of
+    /// the user holding the most, or is refused (ConnectionSlots.swift).
     public var maxClients = 64
+    /// `MaxClientsPerUser=`: connections one uid may hold; half the slots, so a single user never
+    /// takes the whole daemon even when nobody else is connected.
+    public var maxClientsPerUser = 32
+    /// `IdleTimeout=` (s): a connection that has sent no request and is not subscribed this long
+    /// after connecting is closed; a peer that may neither subscribe nor control is closed this
+    /// long after connecting whatever it does (it can only ask for `status`).
+    public var idleTimeout = 5.0
     /// `StallTimeout=` (s): a client that leaves output unread this long is disconnected, so a
     /// frozen client costs the others nothing (it never delays them: frames for it are skipped).
     public var stallTimeout = 5.0

@@ -1,0 +1,170 @@
+import CLinux
+import Glibc
+import ParallaxProtocol
+
+/// Who gets a connection slot, for how long, and what is logged about those who do not
+/// (docs/protocol.md "Connection limits and refused peers"; the policy is ConnectionSlots.swift).
+extension Daemon {
+    /// How long accepting pauses when accept() fails and even the reserve descriptor cannot help
+    /// (ns): the backlog keeps the connections meanwhile.
+    static let acceptPause: Int64 = 100_000_000
+
+    func acceptClients() {
+        while true {
+            var exhausted = false
+            var fd = plx_accept(listener.fd)
+            if fd < 0 {
+                let error = errno
+                switch error {
+                case EAGAIN, EWOULDBLOCK, EINTR: return
+                case ECONNABORTED, EPROTO: continue     // the peer gave up while queued
+                case EMFILE, ENFILE:
+                    guard descriptorReserve.release() else { pauseAccepting(error); return }
+                    fd = plx_accept(listener.fd)
+                    exhausted = true
+                    warnAboutAccept("out of file descriptors (\(String(cString: strerror(error)))): newcomers displace others or are refused")
+                    if fd < 0 {
+                        descriptorReserve.acquire()
+                        if errno == EAGAIN || errno == EWOULDBLOCK { return }
+                        pauseAccepting(errno)
+                        return
+                    }
+                default:
+                    pauseAccepting(error)
+                    return
+                }
+            }
+            admit(fd, descriptorsExhausted: exhausted)
+            if exhausted, !descriptorReserve.acquire() {
+                pauseAccepting(EMFILE)
+                return
+            }
+        }
+    }
+
+    /// Stops watching the listener for `acceptPause`: a listener that stays readable while
+    /// accept() fails would otherwise wake the loop in a spin.
+    private func pauseAccepting(_ error: Int32) {
+        warnAboutAccept("accept failed (\(String(cString: strerror(error)))): accepting paused for \(Self.acceptPause / 1_000_000) ms")
+        guard let token = listenerToken else { return }
+        loop.modify(token, fd: listener.fd, events: 0)
+        loop.schedule(at: plx_monotonic_ns() + Self.acceptPause) { [unowned self] in
+            self.loop.modify(token, fd: self.listener.fd, events: PLX_EPOLLIN)
+        }
+    }
+
+    /// At most one such warning per refusal-log window.
+    private func warnAboutAccept(_ message: String) {
+        let now = plx_monotonic_ns()
+        guard lastAcceptWarning == 0 || now - lastAcceptWarning >= refusals.window else { return }
+        lastAcceptWarning = now
+        logger.warning("\(message)")
+    }
+
+    private func admit(_ fd: Int32, descriptorsExhausted: Bool) {
+        guard let peer = PeerCredentials.of(socket: fd) else {
+            // Without credentials no access decision is possible: refuse rather than guess.
+            warnAboutAccept("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
+            close(fd)
+            return
+        }
+        let stranger = !config.access.maySubscribe(peer) && !config.access.mayControl(peer)
+        let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
+        nextClientID += 1
+        switch slots.admission(uid: peer.uid, stranger: stranger, descriptorsExhausted: descriptorsExhausted) {
+        case .refuse(let why):
+            let message = why == .userLimit
+                ? "too many connections from uid \(peer.uid) (\(config.maxClientsPerUser)); try again later"
+                : "too many clients (\(config.maxClients)); try again later"
+            noteRefusal(peer, why == .userLimit ? .userLimit : .full, "refusing client pid \(peer.pid) uid \(peer.uid): \(message)")
+            _ = client.send(ServerMessage.error(ProtocolError(code: .unavailable, message: message, id: nil)).encode())
+            client.close()
+            return
+        case .evict(let id):
+            guard let victim = clients[id] else { slots.remove(id: id); break }
+            let held = slots.count(of: victim.peer.uid)
+            noteRefusal(victim.peer, .evicted, "client \(victim.id) (pid \(victim.peer.pid), uid \(victim.peer.uid), one of \(held)) closed to make room for uid \(peer.uid)")
+            disconnect(victim, reason: ProtocolError(code: .unavailable,
+                message: "closed to make room for another user's connection (uid \(victim.peer.uid) holds \(held)); try again later", id: nil))
+        case .admit:
+            break
+        }
+        do {
+            client.token = try loop.watch(fd, events: PLX_EPOLLIN | PLX_EPOLLRDHUP) { [unowned self, unowned client] events in
+                self.clientEvent(client, events)
+            }
+        } catch {
+            logger.error("cannot watch a new client: \(error)")
+            client.close()
+            return
+        }
+        clients[client.id] = client
+        slots.add(id: client.id, uid: peer.uid, stranger: stranger)
+        startIdleTimer(client)
+        logger.debug("client \(client.id) connected (pid \(peer.pid), uid \(peer.uid)\(stranger ? ", may neither subscribe nor control" : ""))")
+        write(ServerMessage.hello(maxRate: maxRate(for: client)).encode(), to: client)
+    }
+
+    /// `IdleTimeout=` after connecting: a stranger's visit ends; anyone else is closed only if it
+    /// never had a request answered and is not subscribed.
+    private func startIdleTimer(_ client: ClientConnection) {
+        let timeout = config.idleTimeout
+        client.idleTimer = loop.schedule(at: plx_monotonic_ns() + Int64(timeout * 1e9)) { [unowned self, weak client] in
+            guard let client, !client.isClosed, let holder = self.slots.holders[client.id] else { return }
+            client.idleTimer = nil
+            let seconds = timeout == timeout.rounded() ? "\(Int(timeout)) s" : "\(timeout) s"
+            let message: String
+            if holder.stranger {
+                message = "a client that may neither subscribe nor control is served for \(seconds); closing the connection"
+            } else if !holder.engaged && !holder.subscribed {
+                message = "no request within \(seconds); closing the connection"
+            } else {
+                return
+            }
+            self.noteRefusal(client.peer, .idle, "client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)): \(message)")
+            self.disconnect(client, reason: ProtocolError(code: .unavailable, message: message, id: nil))
+        }
+    }
+
+    /// A request was answered (not refused): the connection is in use, and a stranger that was
+    /// granted subscribe or control after all (a seat session began) is one no longer.
+    func requestAnswered(_ request: ClientRequest, for client: ClientConnection) {
+        slots.markEngaged(id: client.id)
+        slots.setSubscribed(id: client.id, client.subscription != nil)
+        switch request.command {
+        case .status, .unsubscribe: break
+        default: slots.promote(id: client.id)
+        }
+    }
+
+    /// A request the peer's credentials do not allow: a strike for those who may do something
+    /// else; a stranger gets the error and the connection is closed.
+    func deny(_ error: ProtocolError, from client: ClientConnection, _ what: String) {
+        noteRefusal(client.peer, .denied, "client \(client.id) (pid \(client.peer.pid), uid \(client.peer.uid)) may not \(what)")
+        guard slots.holders[client.id]?.stranger == true else {
+            reject(error, from: client)
+            return
+        }
+        write(ServerMessage.error(ProtocolError(code: error.code, message: error.message + "; closing the connection", id: error.id)).encode(), to: client)
+        disconnect(client, reason: nil)
+    }
+
+    /// Logs the first refusal of a burst in full and counts the rest for a summary per window.
+    func noteRefusal(_ peer: PeerCredentials, _ reason: RefusalLog.Reason, _ detail: String) {
+        guard refusals.record(uid: peer.uid, reason, now: plx_monotonic_ns()) else { return }
+        let line = "\(detail) (further refusals for uid \(peer.uid) are summarised every \(refusals.window / 1_000_000_000) s)"
+        if reason.isRoutine { logger.info("\(line)") } else { logger.warning("\(line)") }
+        scheduleRefusalSummaries()
+    }
+
+    private func scheduleRefusalSummaries() {
+        guard refusalTimer == nil, let at = refusals.nextFlush else { return }
+        refusalTimer = loop.schedule(at: at) { [unowned self] in
+            self.refusalTimer = nil
+            for summary in self.refusals.flush(now: plx_monotonic_ns()) {
+                if summary.isRoutine { self.logger.info("\(summary.line)") } else { self.logger.warning("\(summary.line)") }
+            }
+            self.scheduleRefusalSummaries()
+        }
+    }
+}
