@@ -118,6 +118,7 @@ extension Daemon {
             clients: clients.count,
             reduceMotion: reduceMotion,
             calibrated: calibration != nil,
-            uptime: Double(now - startTime) / 1e9)
+            uptime: Double(now - startTime) / 1e9,
+            frame: supervisor.frameReport())
     }
 }

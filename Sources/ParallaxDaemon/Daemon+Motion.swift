@@ -8,7 +8,7 @@ extension Daemon {
         // A calibration in progress sees every sample as the sensor gave it (CalibrationRun.swift).
         if calibrationRun != nil { calibrationSample(sample) }
         guard !reduceMotion else { return }
-        let sample = calibration?.corrected(sample) ?? sample
+        let sample = supervisor.checkFrame(calibration?.corrected(sample) ?? sample)  // Supervisor+Frame.swift
         guard let frame = engine.update(sample) else {
             if engine.isPublishing { hub.freshen(t: sample.t, offset: engine.current, velocity: engine.velocity) }
             return

@@ -28,7 +28,7 @@ final class Supervisor {
     var onBatchEnd: () -> Void = {}
 
     private let loop: EventLoop
-    private let logger: Logger
+    let logger: Logger
     private var factory: @Sendable () throws(SensorError) -> any SensorDriver
     private var sourceName: String
     private var linger: Int64
@@ -45,6 +45,9 @@ final class Supervisor {
 
     /// Samples taken in the last second, for the status report's input rate.
     private(set) var sampleTimes = RateMeter()
+    /// The online check of the open sensors' frame (FrameCheck.swift, Supervisor+Frame.swift);
+    /// kept while the same sensors reopen, so evidence is not lost between subscribers.
+    var frameCheck = FrameCheck(hasGyroscope: false)
 
     init(loop: EventLoop, logger: Logger, source: String,
          factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) throws {
@@ -196,6 +199,7 @@ final class Supervisor {
             defer { firstOutcome?() }
             switch event {
             case .opened(let sensors):
+                if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }

@@ -52,18 +52,22 @@ struct TriAxis {
 }
 
 extension MountMatrixLookup {
-    /// The matrix for one sensor; a gyroscope with none of its own borrows the accelerometer's.
-    ///
-    /// Why: a gyroscope with no matrix sits in the same package as the accelerometer (hwdb only
-    /// describes ACCEL_MOUNT_MATRIX), and fusion needs both in one frame, so it takes the
-    /// accelerometer's rather than the identity.
-    func resolve(kind: SensorKind, channels: IIODiscovery.Channels, override: MountMatrix?, isLocal: Bool,
-                 accelerometer: SensorDescription?) -> (MountMatrix, String) {
-        let (matrix, source) = find(kind: kind, device: channels.device, firstChannel: channels.axes[0],
-                                    override: override, isLocal: isLocal)
-        if kind == .gyroscope, source == "identity", let accel = accelerometer, accel.mountMatrixSource != "identity" {
-            return (accel.mountMatrix, "the accelerometer's (\(accel.mountMatrixSource))")
+    /// Matrix, description and frame for one sensor: the accelerometer's frame is derived first
+    /// and shared with the gyroscope (`gyroscopeMatrix`).
+    func resolve(kind: SensorKind, channels: IIODiscovery.Channels, settings: IIOSettings, isLocal: Bool,
+                 accelerometer: (frame: SensorFrame, device: String)?) -> (MountMatrix, String, SensorFrame, [String]) {
+        if kind == .accelerometer || accelerometer == nil {
+            let frame = accelerometerFrame(channels, isLocal: isLocal, accelOverride: settings.accelMountMatrix,
+                                           gyroOverride: settings.gyroMountMatrix)
+            return kind == .accelerometer
+                ? (frame.accel, frame.source.rawValue, frame, [])
+                : (frame.gyro, frame.source.rawValue, frame, [])
         }
-        return (matrix, source)
+        let accel = accelerometer!
+        let (matrix, source, notes) = gyroscopeMatrix(channels, accelerometer: accel.frame, accelDevice: accel.device,
+                                                      gyroOverride: settings.gyroMountMatrix)
+        var frame = accel.frame
+        frame.gyro = matrix
+        return (matrix, source, frame, notes)
     }
 }

@@ -137,22 +137,24 @@ public final class IIOBufferedDriver: SensorDriver {
 
         let lookup = MountMatrixLookup(logger: logger)
         var descriptions: [SensorDescription] = []
-        func mount(_ channels: IIODiscovery.Channels, _ kind: SensorKind, _ override: MountMatrix?) throws(Unavailable) -> TriAxis {
-            let (matrix, source) = lookup.resolve(kind: kind, channels: channels, override: override,
-                                                  isLocal: isLocal, accelerometer: descriptions.first)
+        func mount(_ channels: IIODiscovery.Channels, _ kind: SensorKind) throws(Unavailable) -> TriAxis {
+            let (matrix, source, frame, notes) = lookup.resolve(
+                kind: kind, channels: channels, settings: settings, isLocal: isLocal,
+                accelerometer: descriptions.first.map { ($0.frame, device.id) })
             do {
                 let axis = try TriAxis(kind: kind, channels: channels, matrix: matrix)
                 descriptions.append(SensorDescription(kind: kind, device: device.name,
                                                       location: isLocal ? device.id : "\(settings.uri) \(device.id)",
-                                                      rate: rate, mountMatrix: matrix, mountMatrixSource: source))
-                logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix from \(source), buffered at \(rate) Hz")
+                                                      rate: rate, mountMatrix: matrix, mountMatrixSource: source,
+                                                      frame: frame, notes: notes))
+                logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(matrix.text) from \(source), buffered at \(rate) Hz")
                 return axis
             } catch {
                 throw Unavailable(reason: error.message)
             }
         }
-        accel = try mount(accelChannels, .accelerometer, settings.accelMountMatrix)
-        gyro = try found.gyro.map { (g) throws(Unavailable) in try mount(g, .gyroscope, settings.gyroMountMatrix) }
+        accel = try mount(accelChannels, .accelerometer)
+        gyro = try found.gyro.map { (g) throws(Unavailable) in try mount(g, .gyroscope) }
         sensors = descriptions
 
         for channel in scanned { iio_channel_enable(channel.pointer) }

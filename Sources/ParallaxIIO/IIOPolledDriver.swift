@@ -61,23 +61,24 @@ public final class IIOPolledDriver: SensorDriver {
         let pollRate = max(1, settings.pollRate)
         var descriptions: [SensorDescription] = []
 
-        func open(_ channels: IIODiscovery.Channels, kind: SensorKind, override: MountMatrix?) throws(SensorError) -> TriAxis {
-            let (matrix, source) = lookup.resolve(kind: kind, channels: channels, override: override,
-                                                  isLocal: isLocal, accelerometer: descriptions.first)
+        func open(_ channels: IIODiscovery.Channels, kind: SensorKind) throws(SensorError) -> TriAxis {
+            let (matrix, source, frame, notes) = lookup.resolve(
+                kind: kind, channels: channels, settings: settings, isLocal: isLocal,
+                accelerometer: descriptions.first.map { ($0.frame, accelChannels.device.id) })
             let axis = try TriAxis(kind: kind, channels: channels, matrix: matrix)
             let rate = IIODiscovery.ensureRate(channels.device, atLeast: min(pollRate, IIOSettings.minimumDeviceRate),
                                                wanted: pollRate, logger: logger)
             descriptions.append(SensorDescription(kind: kind, device: channels.device.name,
                                                   location: isLocal ? channels.device.id : "\(settings.uri) \(channels.device.id)",
                                                   rate: min(pollRate, rate ?? pollRate),
-                                                  mountMatrix: matrix, mountMatrixSource: source))
-            logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(channels.device.id) (\(channels.device.name)), mount matrix from \(source), polled at \(pollRate) Hz")
+                                                  mountMatrix: matrix, mountMatrixSource: source, frame: frame, notes: notes))
+            logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(channels.device.id) (\(channels.device.name)), mount matrix \(matrix.text) from \(source), polled at \(pollRate) Hz")
             return axis
         }
 
-        accel = try open(accelChannels, kind: .accelerometer, override: settings.accelMountMatrix)
+        accel = try open(accelChannels, kind: .accelerometer)
         if let gyroChannels = found.gyro {
-            gyro = try open(gyroChannels, kind: .gyroscope, override: settings.gyroMountMatrix)
+            gyro = try open(gyroChannels, kind: .gyroscope)
         } else {
             gyro = nil
             logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")

@@ -2,39 +2,83 @@ import CSystemd
 import Logging
 import ParallaxMotion
 
-/// Finds a sensor's mount matrix in the order of docs/frames.md: a config override, then (accelerometer
-/// only) the udev property ACCEL_MOUNT_MATRIX, then sysfs `mount_matrix`,
-/// `in_<type>_mount_matrix`, `in_mount_matrix`, and finally the identity.
+/// Finds the matrices in the lookup order (config override, then for the accelerometer the udev
+/// property ACCEL_MOUNT_MATRIX, then sysfs `mount_matrix`, `in_<type>_mount_matrix`,
+/// `in_mount_matrix`, finally the identity) and turns the first usable one into ONE proper frame
+/// for both sensors with the rule of its source (`FrameDerivation`, docs/sensors.md "Mount
+/// matrices and the fusion frame").
 ///
-/// A candidate that does not parse, has a row of zeros or is not finite is skipped with a warning:
-/// a broken hwdb entry must not flatten the motion to nothing. A matrix that parses but is not
-/// orthonormal is used (scaling matrices exist in the wild) with a warning.
+/// A candidate that does not parse, or that no rule can repair (a zero x or y row, x ∥ y, not
+/// finite), is refused with a warning and the next source is tried; the identity is the last.
 struct MountMatrixLookup {
     var logger: Logger
 
-    func find(kind: SensorKind, device: IIODeviceHandle, firstChannel: IIOChannelHandle,
-              override: MountMatrix?, isLocal: Bool) -> (MountMatrix, String) {
-        if let override { return (override, "config override") }
-        var candidates: [(String, () -> String?)] = []
-        if kind == .accelerometer && isLocal {
-            candidates.append(("udev ACCEL_MOUNT_MATRIX", { udevProperty(device: device.id, "ACCEL_MOUNT_MATRIX") }))
+    /// The accelerometer's frame (its `gyro` is what a gyroscope of the same chip gets).
+    func accelerometerFrame(_ channels: IIODiscovery.Channels, isLocal: Bool,
+                            accelOverride: MountMatrix?, gyroOverride: MountMatrix?) -> SensorFrame {
+        let device = channels.device
+        var candidates: [(String, FrameSource, () -> String?)] = []
+        if isLocal {
+            candidates.append(("udev ACCEL_MOUNT_MATRIX", .hwdb, { udevProperty(device: device.id, "ACCEL_MOUNT_MATRIX") }))
         }
-        candidates.append(("sysfs mount_matrix", { try? device.read("mount_matrix").get() }))
-        candidates.append(("sysfs in_\(kind == .accelerometer ? "accel" : "anglvel")_mount_matrix",
-                           { try? firstChannel.read("mount_matrix").get() }))
-        candidates.append(("sysfs in_mount_matrix", { inMountMatrix(device) }))
-        for (source, read) in candidates {
+        candidates += kernelCandidates(channels, type: "accel")
+        let found = firstUsable(candidates, device: device) ?? .identity
+        let frame = FrameDerivation.fromOverride(accel: accelOverride, gyro: gyroOverride, otherwise: found)
+        report(frame, kind: .accelerometer, device: device)
+        return frame
+    }
+
+    /// The gyroscope's matrix and a description of where it comes from. One chip, one frame: a
+    /// gyroscope on the accelerometer's device uses the accelerometer's frame (its own kernel
+    /// matrix only where the accelerometer has none); a separate one (HID sensor hubs) uses its
+    /// own kernel matrix by the kernel rule, else the accelerometer's frame.
+    func gyroscopeMatrix(_ channels: IIODiscovery.Channels, accelerometer: SensorFrame, accelDevice: String,
+                         gyroOverride: MountMatrix?) -> (MountMatrix, String, [String]) {
+        if gyroOverride != nil { return (accelerometer.gyro, "config GyroMountMatrix", []) }
+        let own = firstUsable(kernelCandidates(channels, type: "anglvel"), device: channels.device)
+        let shared = "the accelerometer's frame (\(accelerometer.source.rawValue))"
+        guard let own else { return (accelerometer.gyro, shared, []) }
+        if channels.device.id == accelDevice && accelerometer.source != .identity {
+            guard own.gyro != accelerometer.gyro else { return (accelerometer.gyro, shared, []) }
+            let note = "the gyroscope's own kernel matrix \(own.given.text) disagrees with the accelerometer's frame; one chip, one frame: the accelerometer's is used"
+            logger.warning("\(channels.device.id) (\(channels.device.name)): \(note)")
+            return (accelerometer.gyro, shared, [note])
+        }
+        return (own.gyro, "its own kernel matrix", own.repairs)
+    }
+
+    /// sysfs `mount_matrix`, `in_<type>_mount_matrix`, `in_mount_matrix`: the kernel's, IIO ABI.
+    private func kernelCandidates(_ channels: IIODiscovery.Channels, type: String) -> [(String, FrameSource, () -> String?)] {
+        let device = channels.device
+        return [
+            ("sysfs mount_matrix", .kernel, { try? device.read("mount_matrix").get() }),
+            ("sysfs in_\(type)_mount_matrix", .kernel, { try? channels.axes[0].read("mount_matrix").get() }),
+            ("sysfs in_mount_matrix", .kernel, { inMountMatrix(device) }),
+        ]
+    }
+
+    private func firstUsable(_ candidates: [(String, FrameSource, () -> String?)], device: IIODeviceHandle) -> SensorFrame? {
+        for (name, source, read) in candidates {
             guard let text = read() else { continue }
-            guard let matrix = SysfsNumber.parseMountMatrix(text), matrix.isFinite, !matrix.isZeroRow else {
-                logger.warning("\(device.id) (\(device.name)): ignoring unusable \(source) \"\(text)\"; trying the next source")
+            guard let matrix = SysfsNumber.parseMountMatrix(text) else {
+                logger.warning("\(device.id) (\(device.name)): ignoring \(name) \"\(text)\": not nine numbers; trying the next source")
                 continue
             }
-            if !matrix.isOrthonormal(tolerance: 1e-3) {
-                logger.warning("\(device.id) (\(device.name)): \(source) \"\(text)\" is not orthonormal; using it anyway")
+            let derived = source == .hwdb ? FrameDerivation.fromHwdb(matrix) : FrameDerivation.fromKernel(matrix)
+            switch derived {
+            case .success(let frame):
+                return frame
+            case .failure(let refusal):
+                logger.warning("\(device.id) (\(device.name)): refusing \(name) \"\(text)\": \(refusal.message); trying the next source")
             }
-            return (matrix, source)
         }
-        return (.identity, "identity")
+        return nil
+    }
+
+    private func report(_ frame: SensorFrame, kind: SensorKind, device: IIODeviceHandle) {
+        for repair in frame.repairs {
+            logger.notice("\(device.id) (\(device.name)): \(frame.source.rawValue) mount matrix \(frame.given.text): \(repair)")
+        }
     }
 
     /// libiio shows sysfs `in_mount_matrix` as channel "mount", attribute "matrix".

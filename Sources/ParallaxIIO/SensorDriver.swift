@@ -17,17 +17,25 @@ public struct SensorDescription: Sendable, Equatable {
     public var rate: Double
     /// Applied as v_device = M · v_sensor.
     public var mountMatrix: MountMatrix
-    /// Which lookup step the matrix came from ("udev ACCEL_MOUNT_MATRIX", "identity", …).
+    /// Which lookup step the matrix came from ("hwdb", "the accelerometer's frame (hwdb)", …).
     public var mountMatrixSource: String
+    /// The fusion frame both sensors share (docs/sensors.md "Mount matrices and the fusion
+    /// frame"): its source, the matrix as the source gave it and the repairs made.
+    public var frame: SensorFrame
+    /// Doubts about this sensor's own matrix (e.g. a gyroscope matrix that disagrees with the chip's frame).
+    public var notes: [String]
 
     public init(kind: SensorKind, device: String, location: String, rate: Double,
-                mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity") {
+                mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity",
+                frame: SensorFrame = .identity, notes: [String] = []) {
         self.kind = kind
         self.device = device
         self.location = location
         self.rate = rate
         self.mountMatrix = mountMatrix
         self.mountMatrixSource = mountMatrixSource
+        self.frame = frame
+        self.notes = notes
     }
 }
 

@@ -137,5 +137,25 @@ public enum ServerMessage: Sendable, Equatable {
         writer.bool(report.calibrated)
         writer.key("uptime")
         writer.fixed(report.uptime, decimals: uptimeDecimals)
+        if let frame = report.frame { writeFrame(frame, to: &writer) }
+    }
+
+    /// `"frame"`: a field added after the first release; old clients ignore it.
+    private static func writeFrame(_ frame: FrameReport, to writer: inout JSONLineWriter) {
+        writer.key("frame")
+        writer.beginObject()
+        for (key, value) in [("source", frame.source), ("given", frame.given), ("accel", frame.accel), ("gyro", frame.gyro)] {
+            writer.key(key)
+            writer.string(value)
+        }
+        writer.key("repairs")
+        writer.beginArray()
+        for repair in frame.repairs { writer.string(repair) }
+        writer.endArray()
+        writer.key("check")
+        writer.string(frame.check)
+        writer.key("check_detail")
+        writer.string(frame.checkDetail)
+        writer.endObject()
     }
 }

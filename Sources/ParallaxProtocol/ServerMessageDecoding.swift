@@ -81,6 +81,16 @@ extension ServerMessage {
             clients: value["clients"]?.intValue ?? 0,
             reduceMotion: value["reduce_motion"]?.boolValue ?? false,
             calibrated: value["calibrated"]?.boolValue ?? false,
-            uptime: value["uptime"]?.doubleValue ?? 0)
+            uptime: value["uptime"]?.doubleValue ?? 0,
+            frame: value["frame"].flatMap(decodeFrame))
+    }
+
+    private static func decodeFrame(_ value: JSONValue) -> FrameReport? {
+        guard let source = value["source"]?.stringValue else { return nil }
+        return FrameReport(
+            source: source, given: value["given"]?.stringValue ?? "", accel: value["accel"]?.stringValue ?? "",
+            gyro: value["gyro"]?.stringValue ?? "",
+            repairs: (value["repairs"]?.arrayValue ?? []).compactMap(\.stringValue),
+            check: value["check"]?.stringValue ?? "", checkDetail: value["check_detail"]?.stringValue ?? "")
     }
 }

@@ -26,6 +26,36 @@ public struct SensorInfo: Sendable, Equatable {
     }
 }
 
+/// Which device frame fusion uses and why (docs/sensors.md "Mount matrices and the fusion frame").
+/// Matrices are in the text form hwdb and the config take: "a, b, c; d, e, f; g, h, i".
+public struct FrameReport: Sendable, Equatable {
+    /// "hwdb", "kernel", "config" or "identity".
+    public var source: String
+    /// The matrix as the source wrote it.
+    public var given: String
+    /// Applied to the accelerometer (raw → direction of gravity, device frame).
+    public var accel: String
+    /// Applied to the gyroscope, including the online check's correction; "" without a gyroscope.
+    public var gyro: String
+    /// What was repaired or doubted, one sentence each.
+    public var repairs: [String]
+    /// The online check: "no gyroscope", "pending", "consistent", "disagrees" or "corrected".
+    public var check: String
+    /// The check's per-axis findings, e.g. "consistent (x +1.01, y +0.98, z not judged; 40 windows)".
+    public var checkDetail: String
+
+    public init(source: String, given: String, accel: String, gyro: String, repairs: [String],
+                check: String, checkDetail: String) {
+        self.source = source
+        self.given = given
+        self.accel = accel
+        self.gyro = gyro
+        self.repairs = repairs
+        self.check = check
+        self.checkDetail = checkDetail
+    }
+}
+
 /// The body of a `status` reply.
 public struct StatusReport: Sendable, Equatable {
     /// Daemon version, e.g. "0.1.0".
@@ -48,11 +78,13 @@ public struct StatusReport: Sendable, Equatable {
     public var calibrated: Bool
     /// Time since the daemon started (s).
     public var uptime: Double
+    /// The fusion frame; nil while no sensor is open (and from servers before it existed).
+    public var frame: FrameReport?
 
     public init(
         version: String = ProtocolConstants.serverVersion, source: String, sensor: SensorState,
         sensors: [SensorInfo], mode: String, inputRate: Double, frameRate: Double, subscribers: Int,
-        clients: Int, reduceMotion: Bool, calibrated: Bool, uptime: Double
+        clients: Int, reduceMotion: Bool, calibrated: Bool, uptime: Double, frame: FrameReport? = nil
     ) {
         self.version = version
         self.source = source
@@ -66,5 +98,6 @@ public struct StatusReport: Sendable, Equatable {
         self.reduceMotion = reduceMotion
         self.calibrated = calibrated
         self.uptime = uptime
+        self.frame = frame
     }
 }
