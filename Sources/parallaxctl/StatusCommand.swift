@@ -43,6 +43,14 @@ struct StatusCommand: ParsableCommand {
         for sensor in report.sensors {
             lines.append(row("  \(sensor.kind)", "\(sensor.device), \(TextFormat.short(sensor.rate)) Hz"))
         }
+        if let frame = report.frame {
+            lines.append(row("frame", frame.source + (frame.repairs.isEmpty ? "" : ", repaired")))
+            lines.append(row("  given", frame.given))
+            lines.append(row("  accel", frame.accel))
+            if !frame.gyro.isEmpty { lines.append(row("  gyro", frame.gyro)) }
+            for repair in frame.repairs { lines.append(row("  repair", repair)) }
+            lines.append(row("  check", frame.checkDetail.isEmpty ? frame.check : frame.checkDetail))
+        }
         lines.append(row("mode", report.mode))
         lines.append(
             row("rates", "input \(TextFormat.short(report.inputRate)) Hz, frames \(TextFormat.short(report.frameRate)) Hz"))
