@@ -33,7 +33,7 @@ public final class ParallaxSubscriber {
     /// Longest server line kept (bytes); longer lines are skipped up to their end.
     public static let maximumLineLength = ServerMessage.maxServerLineLength
     private static let readChunkSize = 16_384
-    private static let nanosecondsPerMillisecond: Int64 = 1_000_000
+    static let nanosecondsPerMillisecond: Int64 = 1_000_000
 
     /// The daemon's socket.
     public let path: String
@@ -44,43 +44,43 @@ public final class ParallaxSubscriber {
 
     /// The latest offset; nil before the first one. Kept while reconnecting so layers do not jump
     /// (`state.connected` says whether it is live).
-    public private(set) var offset: ParallaxOffset?
+    public internal(set) var offset: ParallaxOffset?
     /// The connection and the daemon's last `state` line.
-    public private(set) var state = SubscriberState.disconnected
+    public internal(set) var state = SubscriberState.disconnected
     /// Why there is no subscription now; nil while subscribed or before the first attempt ends.
-    public private(set) var problem: SubscriberProblem?
+    public internal(set) var problem: SubscriberProblem?
     /// The rate the daemon granted (Hz) in its last `subscribed` reply.
-    public private(set) var grantedRate: Int?
+    public internal(set) var grantedRate: Int?
     /// Server lines ignored so far: not JSON, too long, an unknown type, missing or out-of-range
     /// fields. They never change the offset or the state.
-    public private(set) var ignoredLines = 0
+    public internal(set) var ignoredLines = 0
     /// Receives one line per change of connection (subscribed, lost, refused, waiting for the
     /// daemon); a failure repeated on every retry is reported once. Runs inside `dispatch()`.
     public var log: ((SubscriberLogLevel, String) -> Void)?
 
-    private enum Phase: Equatable {
+    enum Phase: Equatable {
         case waiting
         case awaitingHello
         case awaitingSubscribed
         case subscribed
     }
 
-    private var phase = Phase.waiting
+    var phase = Phase.waiting
     private var socket: Int32 = -1
     private let wakeups: WakeupSet
     // Times to act without input (CLOCK_MONOTONIC ns); nil = not scheduled.
     /// The next connection attempt (while waiting).
     private var connectAt: Int64?
     /// The end of the handshake: hello and `subscribed` must have come by then.
-    private var handshakeDeadline: Int64?
+    var handshakeDeadline: Int64?
     /// The next try to send the rest of the subscribe line.
     private var sendRetryAt: Int64?
-    private var retryDelay = ParallaxSubscriber.initialRetryDelay
+    var retryDelay = ParallaxSubscriber.initialRetryDelay
     private var splitter = LineSplitter(maxLineLength: ParallaxSubscriber.maximumLineLength)
     private var chunk = [UInt8](repeating: 0, count: ParallaxSubscriber.readChunkSize)
     /// The part of the subscribe line the socket has not taken yet.
     private var unsent: ArraySlice<UInt8> = []
-    private var changed = false
+    var changed = false
 
     /// Starts subscribing to parallaxd. The first connection attempt is due at once: the descriptor
     /// is readable and `timeoutMilliseconds` 0 until the first `dispatch()` (so a `log` set after
@@ -168,7 +168,7 @@ public final class ParallaxSubscriber {
     }
 
     /// Closes the connection, reports `problem` once and schedules the next attempt.
-    private func fail(_ problem: SubscriberProblem, now: Int64) {
+    func fail(_ problem: SubscriberProblem, now: Int64) {
         let wasConnected = state.connected
         closeSocket()
         if state != .disconnected {
@@ -224,7 +224,7 @@ public final class ParallaxSubscriber {
 
     // MARK: sending
 
-    private func sendSubscribe(now: Int64) {
+    func sendSubscribe(now: Int64) {
         let request = ClientRequest(.subscribe(rate: Double(rate), rotation: rotation))
         unsent = request.encode()[...]
         flushUnsent(now: now)
@@ -283,104 +283,6 @@ public final class ParallaxSubscriber {
         for line in lines {
             guard socket >= 0 else { return }  // a line before this one ended the connection
             handle(line: line)
-        }
-    }
-
-    private func handle(line: [UInt8]) {
-        guard let value = try? JSONReader.parse(line), let type = value["type"]?.stringValue else {
-            ignoredLines += 1
-            return
-        }
-        let now = plx_monotonic_ns()
-        switch phase {
-        case .awaitingHello:
-            handleHello(value, type: type, now: now)
-        case .awaitingSubscribed:
-            handleSubscribeReply(value, type: type, now: now)
-        case .subscribed:
-            handleFrame(value, type: type)
-        case .waiting:
-            break
-        }
-    }
-
-    private func handleHello(_ value: JSONValue, type: String, now: Int64) {
-        switch ServerMessage.decode(value) {
-        case .hello:
-            guard let version = value["protocol"]?.intValue else {
-                fail(.protocolViolation("its hello has no protocol version"), now: now)
-                return
-            }
-            guard version == ProtocolConstants.version else {
-                fail(.unsupportedProtocol(version: version), now: now)
-                return
-            }
-            phase = .awaitingSubscribed
-            sendSubscribe(now: now)
-        case .error(let error):
-            fail(.refused(error), now: now)
-        default:
-            fail(.protocolViolation("the first line was \"\(type)\", not hello"), now: now)
-        }
-    }
-
-    private func handleSubscribeReply(_ value: JSONValue, type: String, now: Int64) {
-        switch ServerMessage.decode(value) {
-        case .subscribed(let granted, _, _):
-            phase = .subscribed
-            grantedRate = granted
-            handshakeDeadline = nil
-            retryDelay = Self.initialRetryDelay
-            problem = nil
-            state.connected = true
-            changed = true
-            log?(.info, "subscribed to parallaxd at \(path) (\(granted) Hz, rotation \(rotation)°)")
-        case .error(let error) where error.code == .permissionDenied:
-            fail(.accessDenied(message: error.message), now: now)
-        case .error(let error):
-            fail(.refused(error), now: now)
-        default:
-            ignoredLines += 1  // nothing else is due before the reply (docs/protocol.md, ordering)
-        }
-    }
-
-    private func handleFrame(_ value: JSONValue, type: String) {
-        switch type {
-        case "offset":
-            guard case .offset(let seq, let t, let x, let y, let vx, let vy)? = ServerMessage.decode(value),
-                Self.isOffset(x), Self.isOffset(y), vx.isFinite, vy.isFinite
-            else {
-                ignoredLines += 1
-                return
-            }
-            offset = ParallaxOffset(x: x, y: y, vx: vx, vy: vy, t: t, seq: seq)
-            changed = true
-        case "state":
-            guard let sensor = value["sensor"]?.stringValue, let reduceMotion = value["reduce_motion"]?.boolValue,
-                let calibrated = value["calibrated"]?.boolValue
-            else {
-                ignoredLines += 1
-                return
-            }
-            let next = SubscriberState(
-                connected: true, sensor: Self.sensorStatus(sensor), reduceMotion: reduceMotion, calibrated: calibrated)
-            if next != state {
-                state = next
-                changed = true
-            }
-        default:
-            ignoredLines += 1
-        }
-    }
-
-    private static func isOffset(_ v: Double) -> Bool { v.isFinite && v >= -1 && v <= 1 }
-
-    private static func sensorStatus(_ text: String) -> SensorStatus {
-        switch SensorState(rawValue: text) {
-        case .ok: return .ok
-        case .lost: return .lost
-        case .none?: return .none
-        case nil: return .unknown
         }
     }
 }
