@@ -118,7 +118,10 @@ class HostileServer:
                 return   # stopped
             conn = Connection(self, sock)
             if self.answer:
-                conn.send(line(HELLO))
+                try:
+                    conn.send(line(HELLO))
+                except OSError:
+                    pass   # the client left at once; it is still counted as a connection
             with self._cond:
                 self.connections.append(conn)
                 self._cond.notify_all()

@@ -51,7 +51,8 @@ HOSTILE_LINES = [
     b'{"type":"offset","seq":7,"t":5,"x":"0.1","y":0}\n',
     b'{"type":"offset","seq":8,"x":0.1,"y":0}\n',
     b'{"type":"offset","t":5,"x":0.1,"y":0}\n',
-    b'{"type":"state","sensor":"on_fire","reduce_motion":"yes","calibrated":null}\n',
+    b'{"type":"state","sensor":5,"reduce_motion":"yes","calibrated":null}\n',
+    b'{"type":"hello","protocol":1}\n',
     b'[' * 50_000 + b']' * 50_000 + b'\n',
     b'\n', b'\r\n', b'{}\n',
 ]
@@ -98,10 +99,21 @@ def test_overlong_lines_are_dropped_and_memory_stays_bounded(sock_path):
     server.stop()
 
 
-def test_permission_denied_raises_and_does_not_retry(sock_path):
-    def refuse(conn, cmd):
-        conn.send(line({'type': 'error', 'code': 'permission_denied', 'id': cmd['id'],
-                        'message': 'subscribing to motion data needs group parallax'}))
+def test_unknown_sensor_states_read_as_none(sock_path):
+    server, conn, c = connected_client(sock_path)
+    conn.send(line({'type': 'state', 'sensor': 'warming_up', 'reduce_motion': True, 'calibrated': False}))
+    assert pump_until(c, lambda c: c.state.reduce_motion)
+    assert c.state.sensor == 'none' and c.state.connected
+    c.close()
+    server.stop()
+
+
+def refuse(conn, cmd):
+    conn.send(line({'type': 'error', 'code': 'permission_denied', 'id': cmd['id'],
+                    'message': 'subscribing to motion data needs group parallax'}))
+
+
+def test_permission_denied_raises_once_and_asks_again_only_after_a_minute(sock_path):
     server = HostileServer(sock_path, on_subscribe=refuse)
     c = parallax.Client(sock_path)
     conn = server.wait_connection(0)
@@ -110,16 +122,53 @@ def test_permission_denied_raises_and_does_not_retry(sock_path):
         pump_until(c, lambda c: False, timeout=5)
     assert isinstance(parallax.AccessDenied('x'), PermissionError)
     assert 'group parallax' in c.state.error and not c.state.connected
-    assert (c.fileno(), c.timeout()) == (-1, None)
+    assert c.fileno() == -1 and 59 < c.timeout() <= 60
     assert conn.wait_closed(), 'the refused client kept its connection'
-    with pytest.raises(parallax.AccessDenied):
-        next(iter(c))
-    with pytest.raises(parallax.AccessDenied):
-        c.dispatch()
-    # Nobody knocks again: well past several back-off periods, still one connection.
+    # Raised once per refusal: the next calls report nothing new and do not knock again.
+    assert c.dispatch() is False
     assert server.wait_connection(1, timeout=1.0) is None, 'the refused client reconnected'
-    # Only an explicit reconnect() tries again.
+    assert c.dispatch() is False and 58 < c.timeout() <= 60
+    # When the minute is over it asks again (the wait is cut short here) and is refused again.
+    c._next_attempt = 0
+    with pytest.raises(parallax.AccessDenied):
+        pump_until(c, lambda c: False, timeout=5)
+    assert server.wait_connection(1, timeout=0) is not None
+    # reconnect() asks at once.
     c.reconnect()
+    assert server.wait_connection(2) is not None
+    c.close()
+    server.stop()
+
+
+def test_the_iterator_raises_access_denied(sock_path):
+    server = HostileServer(sock_path, on_subscribe=refuse)
+    with parallax.Client(sock_path) as c:
+        with pytest.raises(parallax.AccessDenied):
+            next(c)
+    server.stop()
+
+
+def test_a_server_of_another_protocol_version_is_left_alone_for_a_minute(sock_path):
+    server = HostileServer(sock_path, answer=False)
+    c = parallax.Client(sock_path)
+    server.wait_connection(0).send(line({'type': 'hello', 'protocol': 2, 'server': 'parallaxd'}))
+    assert pump_until(c, lambda c: c.fileno() == -1)
+    assert 'protocol 2' in c.state.error and 59 < c.timeout() <= 60
+    assert server.wait_connection(1, timeout=0.5) is None
+    c.close()
+    server.stop()
+
+
+def test_a_server_that_never_answers_is_dropped_after_the_handshake_timeout(sock_path, monkeypatch):
+    monkeypatch.setattr(parallax._client, 'HANDSHAKE_TIMEOUT', 0.3)   # 5 s in real use
+    server = HostileServer(sock_path, answer=False)
+    c = parallax.Client(sock_path)
+    assert c.fileno() >= 0 and 0 < c.timeout() <= 0.3
+    first = server.wait_connection(0)
+    assert pump_until(c, lambda c: c.fileno() == -1, timeout=5), 'a silent server holds the client'
+    assert 'did not answer' in c.state.error
+    assert first.wait_closed()
+    assert pump_until(c, lambda c: c.fileno() >= 0, timeout=5)   # and it tries again
     assert server.wait_connection(1) is not None
     c.close()
     server.stop()
@@ -134,11 +183,11 @@ def test_a_socket_the_user_may_not_open_is_access_denied(sock_path):
     script = ('import parallax, sys\n'
               'c = parallax.Client(sys.argv[1])\n'
               'try:\n    c.dispatch()\nexcept parallax.AccessDenied as e:\n'
-              '    print("denied:", e, c.timeout(), c.fileno())\n')
+              '    print("denied:", e, round(c.timeout()), c.fileno())\n')
     out = subprocess.run([sys.executable, '-c', script, sock_path], env={'PYTHONPATH': src},
                          user=65534, group=65534, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith('denied:') and 'Permission denied' in out.stdout and out.stdout.endswith('None -1\n'), out.stdout
+    assert out.stdout.startswith('denied:') and 'Permission denied' in out.stdout and out.stdout.endswith(' 60 -1\n'), out.stdout
     assert server.wait_connection(0, timeout=0) is None
     server.stop()
 
@@ -152,6 +201,7 @@ def test_reconnects_and_resubscribes_after_the_server_restarts(sock_path):
     assert pump_until(c, lambda c: not c.state.connected), 'the client did not notice the server left'
     assert c.fileno() == -1 and 0 < c.timeout() <= parallax.INITIAL_BACKOFF
     assert c.offset.seq == 41, 'the last offset is kept while disconnected'
+    assert c.state.sensor == 'none', 'a state from a daemon that is gone'
     server = HostileServer(sock_path)
     assert pump_until(c, lambda c: c.state.connected, timeout=10), c.state
     again = server.wait_connection(0).wait_command()

@@ -21,6 +21,13 @@ SOCKET_ENV = 'PARALLAXD_SOCKET'
 # minute, one that comes back is found within 5 s.
 INITIAL_BACKOFF = 0.1
 MAX_BACKOFF = 5.0
+# Retry delay after the daemon refused this process (permission_denied) or speaks another protocol
+# version (s): the answer will not change soon, and knocking faster would be a reconnect storm.
+REFUSED_RETRY = 60.0
+# Time a new connection has to reach "subscribed" before it is dropped as hung (s).
+HANDSHAKE_TIMEOUT = 5.0
+# The protocol version this module speaks (the hello's "protocol").
+PROTOCOL_VERSION = 1
 # Display rotations the protocol knows (degrees clockwise).
 ROTATIONS = (0, 90, 180, 270)
 # Bytes taken per recv(2): dozens of offset lines (~100 bytes each).
@@ -38,8 +45,9 @@ MAX_SOCKET_PATH_BYTES = 107
 
 class AccessDenied(PermissionError):
     """The daemon refused this process (error permission_denied: not root, not in the `parallax`
-    group, no active seat session) or the socket's permissions did. The client stops trying, so a
-    refused program does not knock again and again; Client.reconnect() tries once more."""
+    group, no active seat session) or the socket's permissions did. Raised once per refusal by
+    dispatch() or the iterator; the client then waits REFUSED_RETRY (60 s) before it asks again,
+    so a refused program never knocks in a loop. Client.reconnect() asks at once."""
 
 
 def default_socket_path():
@@ -86,7 +94,8 @@ class Client:
         self._offsets_received = 0     # accepted offset frames, so "new" survives a seq restart
         self._offsets_yielded = 0      # the count at the iterator's last yield
         self._state = State()
-        self._denied = None            # the refusal's message once access was denied
+        self._refusal = None           # an AccessDenied not yet raised to the caller
+        self._handshake_deadline = None  # while connected but not yet subscribed
         self._closed = False
         self._backoff = INITIAL_BACKOFF
         self._next_attempt = time.monotonic()
@@ -102,7 +111,8 @@ class Client:
 
     @property
     def state(self):
-        """The State: connected, sensor, reduce_motion, calibrated, error."""
+        """The State: connected, sensor, reduce_motion, calibrated, error. While disconnected it
+        is State(connected=False, error=why): nothing is known about the sensors then."""
         return self._state
 
     def fileno(self):
@@ -113,31 +123,43 @@ class Client:
 
     def timeout(self):
         """Seconds after which dispatch() must be called even without input (the reconnection
-        back-off; 0 when an attempt is due), or None when only input on fileno() matters."""
-        if self._sock is not None or self._closed or self._denied is not None:
+        back-off, or the handshake deadline of a new connection; 0 when due), or None when only
+        input on fileno() matters."""
+        if self._closed:
             return None
-        return max(0.0, self._next_attempt - time.monotonic())
+        if self._sock is None:
+            due = self._next_attempt
+        elif self._handshake_deadline is not None:
+            due = self._handshake_deadline
+        else:
+            return None
+        return max(0.0, due - time.monotonic())
 
     # -- driving it -----------------------------------------------------------------------------
 
     def dispatch(self):
         """Reads everything pending without blocking (and connects when an attempt is due).
         Returns True when a new offset or a changed state arrived. Raises AccessDenied when the
-        daemon refused this process (and on every call after that until reconnect())."""
+        daemon refused this process (once per refusal; it asks again after REFUSED_RETRY)."""
         if self._closed:
             return False
-        self._raise_if_denied()
         before = (self._offsets_received, self._state)
-        if self._sock is None and time.monotonic() >= self._next_attempt:
+        now = time.monotonic()
+        if self._sock is None and now >= self._next_attempt:
             self._try_connect()
         if self._sock is not None:
             self._read_pending()
-        self._raise_if_denied()
+        if self._handshake_deadline is not None and now >= self._handshake_deadline:
+            self._lost('parallaxd at %s did not answer the subscription within %g s'
+                       % (self.socket_path, HANDSHAKE_TIMEOUT))
+        if self._refusal is not None:
+            refusal, self._refusal = self._refusal, None
+            raise refusal
         return (self._offsets_received, self._state) != before
 
     def reconnect(self):
         """Drops the connection (if any) and tries again now, also after AccessDenied."""
-        self._denied = None
+        self._refusal = None
         self._backoff = INITIAL_BACKOFF
         self._close_socket()
         self._try_connect()
@@ -146,7 +168,7 @@ class Client:
         """Closes the connection for good; iteration ends, dispatch() returns False."""
         self._closed = True
         self._close_socket()
-        self._state = self._state._replace(connected=False)
+        self._state = State(connected=False, error='closed')
 
     def __enter__(self):
         return self
@@ -159,7 +181,8 @@ class Client:
 
     def __next__(self):
         """Blocks until an offset newer than the last one yielded arrives and returns the newest
-        (never a backlog). StopIteration after close(); AccessDenied when refused."""
+        (never a backlog). StopIteration after close(); AccessDenied when refused (iterating
+        on after catching it waits out the retry delay)."""
         while not self._closed:
             self.dispatch()
             if self._offsets_received != self._offsets_yielded:
@@ -169,20 +192,20 @@ class Client:
         raise StopIteration
 
     def _wait(self):
+        wait = self.timeout()
         if self._sock is None:
-            pause = self.timeout()
-            if pause:
-                time.sleep(pause)
+            if wait:
+                time.sleep(wait)
             return
         if self._poller is None:
             self._poller = select.poll()
             self._poller.register(self._sock, select.POLLIN)
-        self._poller.poll()
+        self._poller.poll(None if wait is None else math.ceil(wait * 1000))
 
     # -- connection -----------------------------------------------------------------------------
 
     def _try_connect(self):
-        if self._closed or self._denied is not None:
+        if self._closed:
             return
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_NONBLOCK | _socket.SOCK_CLOEXEC)
         try:
@@ -194,36 +217,38 @@ class Client:
             if e.errno in (errno.EACCES, errno.EPERM):
                 self._deny(reason)
             else:
-                self._state = self._state._replace(connected=False, error=reason)
+                self._state = State(connected=False, error=reason)
                 self._schedule_retry()
             return
         self._sock = sock
+        self._handshake_deadline = time.monotonic() + HANDSHAKE_TIMEOUT
 
-    def _schedule_retry(self):
-        self._next_attempt = time.monotonic() + self._backoff
-        self._backoff = min(self._backoff * 2, MAX_BACKOFF)
+    def _schedule_retry(self, delay=None):
+        """The next attempt after `delay` seconds, or after the back-off (which then doubles)."""
+        if delay is None:
+            delay = self._backoff
+            self._backoff = min(self._backoff * 2, MAX_BACKOFF)
+        self._next_attempt = time.monotonic() + delay
 
     def _close_socket(self):
         if self._sock is not None:
             self._sock.close()
             self._sock = None
         self._poller = None
+        self._handshake_deadline = None
         self._reader.reset()
 
-    def _lost(self, reason):
-        """The connection ended or failed: forget it and try again after the back-off."""
+    def _lost(self, reason, retry=None):
+        """The connection ended or failed: forget it (and what it said about the sensors) and
+        try again after `retry` seconds or the back-off."""
         self._close_socket()
-        self._state = self._state._replace(connected=False, error=reason)
-        self._schedule_retry()
+        self._state = State(connected=False, error=reason[:MAX_ERROR_CHARS])
+        self._schedule_retry(retry)
 
     def _deny(self, message):
-        self._close_socket()
-        self._denied = message[:MAX_ERROR_CHARS]
-        self._state = self._state._replace(connected=False, error='access denied: ' + self._denied)
-
-    def _raise_if_denied(self):
-        if self._denied is not None:
-            raise AccessDenied(self._denied)
+        message = message[:MAX_ERROR_CHARS]
+        self._lost('access denied: ' + message, REFUSED_RETRY)
+        self._refusal = AccessDenied(message)
 
     # -- input ----------------------------------------------------------------------------------
 
@@ -243,7 +268,7 @@ class Client:
             taken += len(data)
             for line in self._reader.feed(data):
                 self._handle(line)
-                if self._sock is None:     # the line ended the connection (access denied)
+                if self._sock is None:     # the line ended the connection (refused, wrong protocol)
                     return
 
     def _handle(self, line):
@@ -251,7 +276,9 @@ class Client:
         if msg is None:
             return
         kind = msg['type']
-        if kind == 'offset':
+        if kind == 'hello':
+            self._check_protocol(msg.get('protocol'))
+        elif kind == 'offset':
             offset = decode_offset(msg)
             if offset is not None:
                 self._offset = offset
@@ -262,9 +289,17 @@ class Client:
             rate = msg.get('rate')
             self.effective_rate = rate if isinstance(rate, int) and not isinstance(rate, bool) else None
             self._backoff = INITIAL_BACKOFF
+            self._handshake_deadline = None
             self._state = self._state._replace(connected=True, error=None)
         elif kind == 'error':
             self._handle_error(msg)
+
+    def _check_protocol(self, version):
+        if isinstance(version, bool) or not isinstance(version, int):
+            self._lost('the server at %s sent a hello without a protocol version' % self.socket_path)
+        elif version != PROTOCOL_VERSION:
+            self._lost('parallaxd at %s speaks protocol %d, this module protocol %d; retrying every %g s'
+                       % (self.socket_path, version, PROTOCOL_VERSION, REFUSED_RETRY), REFUSED_RETRY)
 
     def _handle_error(self, msg):
         code = msg.get('code') if isinstance(msg.get('code'), str) else 'unknown'

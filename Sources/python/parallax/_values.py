@@ -41,7 +41,8 @@ class State(NamedTuple):
     """What the client knows about its daemon.
 
     connected      the daemon accepted the subscription and the connection is up
-    sensor         'ok', 'lost' or 'none' (the daemon's last state line; kept while disconnected)
+    sensor         'ok', 'lost' or 'none' (the daemon's last state line; 'none' while disconnected
+                   and for values a later protocol may add: anything but 'ok' means "not ok")
     reduce_motion  the user asked for reduced motion: offsets stay at (0, 0)
     calibrated     the daemon has a gyroscope calibration
     error          the last error the daemon or the connection reported, for display and logs

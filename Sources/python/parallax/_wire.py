@@ -7,7 +7,7 @@ wrong or hostile peer crash its host program, put NaN into it or make it grow wi
 import json
 import math
 
-from ._values import OFFSET_MAX, OFFSET_MIN, SENSOR_STATES, Offset
+from ._values import OFFSET_MAX, OFFSET_MIN, SENSOR_NONE, SENSOR_STATES, Offset
 
 # Longest server line kept (bytes, without "\n"). The longest real line, a status reply, is a few
 # hundred bytes; anything past this is dropped up to its newline, so the buffer stays bounded.
@@ -98,27 +98,28 @@ def _integer(value, lo, hi):
 
 
 def decode_offset(obj):
-    """An Offset from an "offset" message, or None when a field is missing or wrong. x and y are
-    clamped to [-1, 1] (a rounding step past the edge is no reason to drop a frame); vx and vy
-    default to 0 when absent (daemons before velocity) but must be finite numbers when present."""
+    """An Offset from an "offset" message, or None when a field is missing or wrong. x and y must
+    lie in [-1, 1] (anything else is not a protocol v1 frame); vx and vy default to 0 when absent
+    (daemons before velocity) but must be finite numbers when present."""
     x = _finite_number(obj.get('x'))
     y = _finite_number(obj.get('y'))
     t = _integer(obj.get('t'), INT64_MIN, INT64_MAX)
     seq = _integer(obj.get('seq'), 0, UINT64_MAX)
     vx = _finite_number(obj.get('vx', 0.0))
     vy = _finite_number(obj.get('vy', 0.0))
-    if None in (x, y, t, seq, vx, vy):
+    if None in (x, y, t, seq, vx, vy) or not (OFFSET_MIN <= x <= OFFSET_MAX and OFFSET_MIN <= y <= OFFSET_MAX):
         return None
-    return Offset(min(OFFSET_MAX, max(OFFSET_MIN, x)), min(OFFSET_MAX, max(OFFSET_MIN, y)), vx, vy, t, seq)
+    return Offset(x, y, vx, vy, t, seq)
 
 
 def decode_state(obj, previous):
-    """`previous` (a State) updated with the fields of a "state" message that are well-formed;
-    a field with an unknown value or the wrong type keeps its previous value."""
+    """`previous` (a State) updated with the fields of a "state" message; a field of the wrong type
+    keeps its previous value, a sensor state this version does not know reads as 'none' (the
+    protocol: other values mean "not ok")."""
     changes = {}
     sensor = obj.get('sensor')
-    if isinstance(sensor, str) and sensor in SENSOR_STATES:
-        changes['sensor'] = sensor
+    if isinstance(sensor, str):
+        changes['sensor'] = sensor if sensor in SENSOR_STATES else SENSOR_NONE
     for key in ('reduce_motion', 'calibrated'):
         if isinstance(obj.get(key), bool):
             changes[key] = obj[key]

@@ -24,14 +24,12 @@ class _Watch:
         if self._cancelled:
             return
         try:
-            changed = self.client.dispatch()
+            if self.client.dispatch():
+                self._on_change(self.client)
         except AccessDenied as e:
-            self._unwatch_fd()
+            # The client asks again by itself after its retry delay; the timer below keeps time.
             if self._on_denied is not None:
                 self._on_denied(self.client, e)
-            return
-        if changed:
-            self._on_change(self.client)
         self._arm()
 
     def _arm(self):
@@ -43,6 +41,9 @@ class _Watch:
             if fd >= 0:
                 self._watch_fd(fd)
                 self._fd = fd
+        # One timer at most, always for the client's current deadline (a reconnect is due sooner
+        # than the handshake deadline it replaces, for example).
+        self._stop_timer()
         wait = self.client.timeout()
         if wait is not None:
             self._start_timer(wait)
@@ -89,8 +90,7 @@ class GLibWatch(_Watch):
         return self._fd_source == source and source != 0
 
     def _start_timer(self, seconds):
-        if not self._timer:
-            self._timer = self._glib.timeout_add(math.ceil(seconds * 1000), self._on_timer, priority=self._priority)
+        self._timer = self._glib.timeout_add(math.ceil(seconds * 1000), self._on_timer, priority=self._priority)
 
     def _stop_timer(self):
         if self._timer:
@@ -122,8 +122,7 @@ class AsyncioWatch(_Watch):
         self._loop.remove_reader(self._fd)
 
     def _start_timer(self, seconds):
-        if self._timer is None:
-            self._timer = self._loop.call_later(seconds, self._on_timer)
+        self._timer = self._loop.call_later(seconds, self._on_timer)
 
     def _stop_timer(self):
         if self._timer is not None:
@@ -138,8 +137,8 @@ class AsyncioWatch(_Watch):
 def watch_glib(client, on_change, on_denied=None, priority=0):
     """Dispatches `client` from the thread-default GLib main context (GLib.MainLoop, GTK): calls
     on_change(client) whenever a new offset or state arrived, on_denied(client, AccessDenied)
-    once if the daemon refuses this process. Returns a watch with .cancel(). `priority` is the
-    GLib source priority (0 = GLib.PRIORITY_DEFAULT)."""
+    each time the daemon refuses this process (the client asks again every 60 s). Returns a
+    watch with .cancel(). `priority` is the GLib source priority (0 = GLib.PRIORITY_DEFAULT)."""
     return GLibWatch(client, on_change, on_denied, priority)
 
 
