@@ -68,7 +68,10 @@ extension Daemon {
             close(fd)
             return
         }
-        let stranger = !config.access.maySubscribe(peer) && !config.access.mayControl(peer)
+        // A user over its limit is refused before the access lists are consulted (group and seat
+        // lookups read files): that is the flood's common case, and it should cost the least.
+        let overLimit = slots.count(of: peer.uid) >= slots.perUserLimit
+        let stranger = !overLimit && !config.access.maySubscribe(peer) && !config.access.mayControl(peer)
         let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
         nextClientID += 1
         switch slots.admission(uid: peer.uid, stranger: stranger, descriptorsExhausted: descriptorsExhausted) {
