@@ -309,7 +309,7 @@ let tracePath = dir + "/rocking.csv"
 writeFile(tracePath, rockingTrace(seconds: 20, rate: options.inputRate))
 let configPath = dir + "/bench.conf"
 // MinimumChange=0: every sample is a frame, so each subscriber really gets its full 60 Hz.
-writeFile(configPath, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=0\n")
+writeFile(configPath, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=0\n")
 
 print("parallax-bench: \(options.daemon), input \(Int(options.inputRate)) Hz (replayed), subscribers at \(options.rate) Hz")
 print("")
@@ -319,7 +319,7 @@ print("|---:|---:|---:|---:|---:|---:|")
 // carry the newest sample when it is sent, so its latency stays the processing time.
 for minimumChange in options.minimumChanges {
     let latencyConfig = dir + "/latency.conf"
-    writeFile(latencyConfig, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=\(minimumChange)\n")
+    writeFile(latencyConfig, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=\(minimumChange)\n")
     for count in options.subscriberCounts {
         let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: tracePath, config: latencyConfig)
         let (latencies, lines, _) = measureLatency(socket: daemon.socketPath, count: count, rate: options.rate, seconds: options.seconds)
@@ -359,7 +359,7 @@ do {
     let stillPath = dir + "/still.csv"
     writeFile(stillPath, stillTrace(seconds: 20, rate: options.inputRate))
     let restConfig = dir + "/rest.conf"
-    writeFile(restConfig, "[Daemon]\nMaxClients=5000\n[Sensor]\nLinger=0.5\n")
+    writeFile(restConfig, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Sensor]\nLinger=0.5\n")
     let load = measureLoad(trace: stillPath, config: restConfig)
     print("at rest (4 × 60 Hz, \(Int(options.inputRate)) Hz input, device still, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, \(load.lines) lines")
 }
