@@ -36,3 +36,6 @@ export PARALLAXD="$PARALLAX_ROOT/.build/debug/parallaxd" PARALLAXCTL="$PARALLAX_
 
 echo "== libparallax (C client: staged install, hostile fake server under valgrind, the real daemon, examples)"
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/libparallax
+
+echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pip and make install)"
+/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/python
