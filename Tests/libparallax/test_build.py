@@ -89,3 +89,31 @@ def test_man_page_renders(staged):
     page = os.path.join(staged.prefix, 'share/man/man3/libparallax.3')
     out = subprocess.run(['groff', '-man', '-Tutf8', '-ww', '-z', page], capture_output=True, text=True)
     assert out.returncode == 0 and out.stderr == '', out.stderr
+
+
+def test_smallest_client_in_the_docs_builds_and_runs(staged, workdir, socket_path, fake_daemons):
+    """docs/client-kit.md's "smallest complete client", compiled as printed, reads an offset."""
+    import select
+    import signal
+    with open(os.path.join(libpx.REPO_ROOT, 'docs', 'client-kit.md')) as f:
+        text = f.read()
+    section = text[text.index('## C: libparallax'):]
+    code = re.search(r'```c\n(.*?)```', section, re.S).group(1)
+    source = os.path.join(workdir, 'tilt.c')
+    with open(source, 'w') as f:
+        f.write(code)
+    binary = staged.build(source, os.path.join(workdir, 'tilt'))
+    server = libpx.FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    # stdbuf: line-buffered stdout, as on a terminal (the example does not flush).
+    proc = subprocess.Popen(['stdbuf', '-oL', binary], stdout=subprocess.PIPE,
+                            env=staged.run_env({'PARALLAXD_SOCKET': socket_path}))
+    try:
+        conn, _ = server.handshake()
+        conn.line(libpx.offset_line(1, 0.5, -0.25))
+        r, _, _ = select.select([proc.stdout], [], [], 10)
+        assert r, 'the docs client printed nothing'
+        assert proc.stdout.readline().decode() == 'x +0.5000  y -0.2500  -> layer at +10.0 px\n'
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
