@@ -119,6 +119,63 @@ def gravity_after_rotation(accel_start, axis, degrees):
 
 
 # ---------------------------------------------------------------------------------------------
+# Mount matrices → the fusion frame (docs/sensors.md "Mount matrices and the fusion frame")
+#
+# A second, deliberately plain statement of the daemon's rules, so that tests can say what raw
+# values a device with given matrices must produce. Tests that want physics independent of these
+# rules give the chip's rotation instead (IIODevice(chip_rotation=R)).
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _scaled(v, s):
+    return tuple(x * s for x in v)
+
+
+def mat_det(m):
+    return sum(m[0][i] * _cross(m[1], m[2])[i] for i in range(3))
+
+
+def mat_scaled(m, s):
+    return tuple(_scaled(row, s) for row in m)
+
+
+def _screen_rows(m):
+    """x and y rows made orthonormal symmetrically (each turns half the deviation from 90°)."""
+    u, v = _unit(m[0]), _unit(m[1])
+    a = _unit(tuple(p + q for p, q in zip(u, v)))
+    b = _unit(tuple(p - q for p, q in zip(u, v)))
+    x = tuple((p + q) / math.sqrt(2) for p, q in zip(a, b))
+    y = tuple((p - q) / math.sqrt(2) for p, q in zip(a, b))
+    return x, y
+
+
+def hwdb_frame(m):
+    """udev ACCEL_MOUNT_MATRIX: x, y rows trusted (direction of gravity, specific-force chip);
+    accelerometer (x, y, −x×y), gyroscope det·A = −A."""
+    x, y = _screen_rows(m)
+    accel = (x, y, _scaled(_cross(x, y), -1))
+    return accel, mat_scaled(accel, -1)
+
+
+def kernel_frame(m):
+    """Kernel mount matrix (IIO ABI): a rotation R of specific force and rate → accel −R, gyro R;
+    a reflection (det < −0.5) is read like hwdb."""
+    if mat_det(m) < -0.5:
+        return hwdb_frame(m)
+    x, y = _screen_rows(m)
+    rotation = (x, y, _cross(x, y))
+    return mat_scaled(rotation, -1), rotation
+
+
+def chip_frame(rotation):
+    """A chip turned by the proper rotation R (chip → device) that reports specific force and a
+    right-handed rate: the matrices that map its raw values to the daemon's device frame."""
+    return mat_scaled(rotation, -1), tuple(tuple(float(x) for x in row) for row in rotation)
+
+
+# ---------------------------------------------------------------------------------------------
 # Emulated IIO devices
 
 class IIODevice:
@@ -133,8 +190,11 @@ class IIODevice:
 
     Mount matrices: attribute texts 'a, b, c; d, e, f; g, h, i' for the sysfs attributes
     `mount_matrix`, `in_accel_mount_matrix`, `in_anglvel_mount_matrix`, `in_mount_matrix` and the udev
-    property ACCEL_MOUNT_MATRIX. The matrix that applies to each sensor follows docs/frames.md's lookup
-    order (see matrix_for)."""
+    property ACCEL_MOUNT_MATRIX. Raw values are what a chip must report for the daemon to see
+    the device-frame vector a test sets: through the frame the daemon derives from those matrices
+    (frame(), docs/sensors.md), or, with `chip_rotation` (chip → device, proper), through the
+    chip's physics (specific force and a right-handed rate in its own axes) whatever the matrices
+    claim."""
 
     def __init__(self, name, index=0, sysfs_path=None, *, accel=True, gyro=True,
                  accel_scale=0.000598, gyro_scale=0.001065,
@@ -144,7 +204,7 @@ class IIODevice:
                  sampling_frequency_available='25 50 100 200 400 800 1600',
                  sampling_frequency_attr='sampling_frequency',
                  mount_matrix=None, accel_mount_matrix=None, gyro_mount_matrix=None,
-                 in_mount_matrix=None, udev_mount_matrix=None,
+                 in_mount_matrix=None, udev_mount_matrix=None, chip_rotation=None,
                  raw_bits=16, dev_node=True, major=246,
                  initial_accel=UPRIGHT, initial_gyro=(0.0, 0.0, 0.0),
                  extra_attrs=None, extra_properties=None):
@@ -170,20 +230,15 @@ class IIODevice:
         self.udev_mount_matrix = udev_mount_matrix
         if udev_mount_matrix is not None:
             parse_mount_matrix(udev_mount_matrix)
+        self.chip_rotation = chip_rotation
+        if chip_rotation is not None and abs(mat_det(chip_rotation) - 1) > 1e-9:
+            raise HarnessError('%s: chip_rotation must be a proper rotation (chips are right-handed)' % name)
         self.raw_bits = raw_bits
         self.dev_node = dev_node
         self.major = major
         self.initial = {ACCEL: tuple(initial_accel), GYRO: tuple(initial_gyro)}
         self.extra_attrs = dict(extra_attrs or {})
         self.extra_properties = dict(extra_properties or {})
-        # The udev property only names the accelerometer; whether a daemon also applies it to a
-        # gyroscope on the same device is this implementation's choice (docs/frames.md), so refuse descriptions where
-        # the answer would matter.
-        if self.has[GYRO] and udev_mount_matrix is not None:
-            gyro_m = self.matrix_for(GYRO)
-            if gyro_m != parse_mount_matrix(udev_mount_matrix):
-                raise HarnessError('%s: ACCEL_MOUNT_MATRIX with a gyroscope is ambiguous unless the '
-                                   'gyroscope declares the same matrix (in_anglvel_mount_matrix)' % name)
 
     @property
     def node(self):
@@ -192,16 +247,34 @@ class IIODevice:
     def channels(self, kind):
         return ['%s_%s' % (kind, a) for a in 'xyz'] if self.has[kind] else []
 
+    def frame(self):
+        """(accelerometer matrix, gyroscope matrix, source) the daemon derives for this device on
+        its own (no config override): udev ACCEL_MOUNT_MATRIX by the hwdb rule, else the first
+        of `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix` by the kernel rule, else the
+        identity. A gyroscope uses the same frame; its own kernel matrix counts only where the
+        accelerometer has none (or on a gyroscope-only device)."""
+        def kernel(kind):
+            for attr in ('mount_matrix', 'in_%s_mount_matrix' % kind, 'in_mount_matrix'):
+                if attr in self.matrix_attrs:
+                    return kernel_frame(parse_mount_matrix(self.matrix_attrs[attr]))
+            return None
+        if self.udev_mount_matrix is not None and self.has[ACCEL]:
+            accel, gyro = hwdb_frame(parse_mount_matrix(self.udev_mount_matrix))
+            return accel, gyro, 'hwdb'
+        found = kernel(ACCEL) if self.has[ACCEL] else None
+        if found is not None:
+            return found[0], found[1], 'kernel'
+        own = kernel(GYRO) if self.has[GYRO] else None
+        return IDENTITY, own[1] if own else IDENTITY, 'kernel' if own else 'identity'
+
     def matrix_for(self, kind):
-        """Mount matrix applying to `kind` (ACCEL or GYRO), in docs/frames.md's lookup order:
-        udev ACCEL_MOUNT_MATRIX (accelerometer only), `mount_matrix`, `in_<type>_mount_matrix`,
-        `in_mount_matrix`, identity."""
-        if kind == ACCEL and self.udev_mount_matrix is not None:
-            return parse_mount_matrix(self.udev_mount_matrix)
-        for attr in ('mount_matrix', 'in_%s_mount_matrix' % kind, 'in_mount_matrix'):
-            if attr in self.matrix_attrs:
-                return parse_mount_matrix(self.matrix_attrs[attr])
-        return IDENTITY
+        """Matrix from raw values to the device frame for `kind` (ACCEL or GYRO): the chip's
+        physics when `chip_rotation` is given, else the frame the daemon derives (frame())."""
+        if self.chip_rotation is not None:
+            accel, gyro = chip_frame(self.chip_rotation)
+        else:
+            accel, gyro, _ = self.frame()
+        return accel if kind == ACCEL else gyro
 
     def channel_scale_of(self, channel):
         kind = channel.rsplit('_', 1)[0]

@@ -112,8 +112,9 @@ def test_initial_values_are_upright_in_the_device_frame(testbed):
     need('iio_attr')
     dev = testbed.add(plx.bmi160(0, accel_mount_matrix='0, 1, 0; -1, 0, 0; 0, 0, 1'))
     assert close(read_back(testbed, dev, plx.ACCEL), plx.UPRIGHT, 0.001)
-    # through the matrix, sensor x carries the device's −Y gravity: raw x = +g/scale
-    assert iio_attr_raw(testbed, dev, 'accel_x') == round(plx.GRAVITY / 0.000598)
+    # A kernel matrix is a rotation of specific force (IIO ABI): upright the chip feels +g along
+    # device +Y, and the matrix's row y = −x_sensor says that is the chip's −X: raw x = −g/scale.
+    assert iio_attr_raw(testbed, dev, 'accel_x') == -round(plx.GRAVITY / 0.000598)
 
 
 def test_raw_values_clamp_to_the_sensor_range():
@@ -135,12 +136,22 @@ def test_udev_mount_matrix_is_visible_through_sd_device(testbed):
     assert out.stdout.strip() == '0, -1, 0; 1, 0, 0; 0, 0, 1'
 
 
-def test_udev_matrix_on_a_combined_device_must_be_unambiguous():
+def test_frame_rules_of_the_harness():
+    """The harness's plain statement of docs/sensors.md's rules: hwdb keeps x and y rows and
+    completes z as −(x × y); the gyroscope of the chip gets det(A)·A; a kernel rotation R gives
+    −R and R; a physically described chip overrides whatever its matrices claim."""
+    dev = plx.bmi160(0, udev_mount_matrix='0, 1, 0; -1, 0, 0; 0, 0, 1')
+    accel, gyro, source = dev.frame()
+    assert source == 'hwdb'
+    assert close(sum(accel, ()), (0, 1, 0, -1, 0, 0, 0, 0, -1), 1e-12)
+    assert close(sum(gyro, ()), (0, -1, 0, 1, 0, 0, 0, 0, 1), 1e-12)
+    k = plx.bmi160(0, mount_matrix='0, -1, 0; 1, 0, 0; 0, 0, 1')
+    assert close(sum(k.matrix_for(plx.GYRO), ()), (0, -1, 0, 1, 0, 0, 0, 0, 1), 1e-12)
+    assert close(sum(k.matrix_for(plx.ACCEL), ()), (0, 1, 0, -1, 0, 0, 0, 0, -1), 1e-12)
+    chip = plx.bmi160(0, udev_mount_matrix='1, 0, 0; 0, 1, 0; 0, 0, 1', chip_rotation=plx.IDENTITY)
+    assert chip.matrix_for(plx.GYRO) == plx.IDENTITY
     with pytest.raises(plx.HarnessError):
-        plx.bmi160(0, udev_mount_matrix='0, -1, 0; 1, 0, 0; 0, 0, 1')
-    dev = plx.bmi160(0, udev_mount_matrix='0, -1, 0; 1, 0, 0; 0, 0, 1',
-                     gyro_mount_matrix='0, -1, 0; 1, 0, 0; 0, 0, 1')
-    assert dev.matrix_for(plx.ACCEL) == dev.matrix_for(plx.GYRO)
+        plx.bmi160(0, chip_rotation=((1, 0, 0), (0, 1, 0), (0, 0, -1)))
 
 
 def test_remove_unplugs_the_device(testbed):
