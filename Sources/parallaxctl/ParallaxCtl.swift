@@ -15,7 +15,7 @@ struct ParallaxCtl: ParsableCommand {
         version: ProtocolConstants.serverVersion,
         subcommands: [
             MonitorCommand.self, StatusCommand.self, RecenterCommand.self, ReduceMotionCommand.self,
-            SimulateCommand.self, RecordCommand.self,
+            SimulateCommand.self, RecordCommand.self, FrameCommand.self,
         ])
 
     @OptionGroup var connection: ConnectionOptions
