@@ -280,7 +280,10 @@ static bool read_known(struct cursor *c, unsigned bit, struct pxi_message *out)
     if (bit == PXI_HAS_SENSOR) {
         char word[PXI_WORD_SIZE];
         bool cut;
-        if (first != '"') return skip_value(c, 0);
+        if (first != '"') {
+            out->bad |= bit;
+            return skip_value(c, 0);
+        }
         if (!read_string(c, word, sizeof word, &cut)) return false;
         out->sensor = cut ? PX_SENSOR_NONE : sensor_of(word);
         out->has |= bit;
@@ -290,21 +293,30 @@ static bool read_known(struct cursor *c, unsigned bit, struct pxi_message *out)
         bool value;
         if (take_word(c, "true")) value = true;
         else if (take_word(c, "false")) value = false;
-        else return skip_value(c, 0);
+        else {
+            out->bad |= bit;
+            return skip_value(c, 0);
+        }
         if (bit == PXI_HAS_REDUCE_MOTION) out->reduce_motion = value;
         else out->calibrated = value;
         out->has |= bit;
         return true;
     }
-    if (first != '-' && (first < '0' || first > '9')) return skip_value(c, 0);
+    if (first != '-' && (first < '0' || first > '9')) {
+        out->bad |= bit;
+        return skip_value(c, 0);
+    }
     if (!read_number(c, &d, &i, &is_int)) return false;
     switch (bit) {
-    case PXI_HAS_PROTOCOL: if (is_int) { out->protocol = i; out->has |= bit; } break;
-    case PXI_HAS_RATE: if (is_int) { out->rate = i; out->has |= bit; } break;
-    case PXI_HAS_T: if (is_int) { out->t = i; out->has |= bit; } break;
-    case PXI_HAS_SEQ: if (is_int && i >= 0) { out->seq = (uint64_t)i; out->has |= bit; } break;
+    case PXI_HAS_PROTOCOL: if (is_int) { out->protocol = i; out->has |= bit; } else out->bad |= bit; break;
+    case PXI_HAS_RATE: if (is_int) { out->rate = i; out->has |= bit; } else out->bad |= bit; break;
+    case PXI_HAS_T: if (is_int) { out->t = i; out->has |= bit; } else out->bad |= bit; break;
+    case PXI_HAS_SEQ: if (is_int && i >= 0) { out->seq = (uint64_t)i; out->has |= bit; } else out->bad |= bit; break;
     default: /* x, y, vx, vy */
-        if (!isfinite(d)) break;
+        if (!isfinite(d)) {
+            out->bad |= bit;
+            break;
+        }
         if (bit == PXI_HAS_X) out->x = d;
         else if (bit == PXI_HAS_Y) out->y = d;
         else if (bit == PXI_HAS_VX) out->vx = d;

@@ -46,6 +46,7 @@ enum {
 struct pxi_message {
     enum pxi_type type;
     unsigned has;
+    unsigned bad;              /* fields present with a wrong JSON type, out of range or non-finite */
     int64_t protocol;          /* hello */
     int64_t rate;              /* subscribed: the effective rate (Hz) */
     uint64_t seq;              /* offset */
@@ -60,8 +61,10 @@ struct pxi_message {
 
 /* Decodes one line (a flat JSON object; nested values of unknown keys are skipped). Returns false
  * for anything that is not one valid JSON object with a string "type": the line is then ignored.
- * Numbers are parsed without the C library, so LC_NUMERIC never changes a value; numbers that
- * overflow a double (1e400) make their field absent, as does a field of the wrong JSON type. */
+ * Numbers are parsed without the C library, so LC_NUMERIC never changes a value. A known field
+ * whose value is unusable (wrong JSON type, a number that overflows a double such as 1e400, an
+ * integer out of range) is not in `has` but in `bad`, so a caller can tell "absent" (vx: 0) from
+ * "broken" (the whole frame is not protocol). */
 bool pxi_parse_message(const char *line, size_t length, struct pxi_message *out);
 
 #endif /* PARALLAX_MESSAGE_H */

@@ -19,7 +19,8 @@
 static bool valid_offset(const struct pxi_message *m)
 {
     const unsigned required = PXI_HAS_SEQ | PXI_HAS_T | PXI_HAS_X | PXI_HAS_Y;
-    if ((m->has & required) != required) return false;
+    const unsigned used = required | PXI_HAS_VX | PXI_HAS_VY;
+    if ((m->has & required) != required || (m->bad & used) != 0) return false; /* vx: absent is 0, broken is not */
     if (!(m->x >= -1.0 && m->x <= 1.0 && m->y >= -1.0 && m->y <= 1.0)) return false;
     if ((m->has & PXI_HAS_VX) && !(m->vx >= -MAX_VELOCITY && m->vx <= MAX_VELOCITY)) return false;
     if ((m->has & PXI_HAS_VY) && !(m->vy >= -MAX_VELOCITY && m->vy <= MAX_VELOCITY)) return false;
