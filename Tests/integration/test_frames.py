@@ -163,3 +163,52 @@ def test_online_check_confirms_a_right_frame(start_daemon, testbed):
     frame = frame_status(c)
     assert frame['check'] == 'consistent', frame
     assert 'frame check: gyroscope and accelerometer agree' in daemon.stderr_text()
+
+
+def _pose_session_rows(rotation):
+    """Raw chip rows (trace form) of a device held upright, turned onto its right edge, then laid
+    face up, 1.5 s still in each pose: specific force and rate in the chip's own axes."""
+    phases = [('hold', None, 0), ('turn', 'z', -90), ('hold', None, 0), ('turn', 'y', -90), ('hold', None, 0)]
+    rt = tuple(zip(*rotation))  # Rᵀ
+    accel, t0, rows = plx.UPRIGHT, 0, []
+    for kind, axis, degrees in phases:
+        if kind == 'hold':
+            part = [plx.Row(int(i * 5e6), accel, (0.0, 0.0, 0.0)) for i in range(300)]
+        else:
+            part, accel = plx.rotation_rows(accel, axis, degrees, 0.5)
+        for r in part:
+            raw_a = plx.mat_vec(rt, tuple(-x for x in r.accel))
+            raw_w = plx.mat_vec(rt, r.gyro)
+            rows.append(plx.Row(t0 + r.t_ns, raw_a, raw_w))
+        t0 = rows[-1].t_ns + 5_000_000
+    return rows
+
+
+@pytest.mark.parametrize('form', list(FORMS))
+def test_parallaxctl_frame_finds_the_chips_matrix_from_a_scripted_session(parallaxctl_bin, workdir, form):
+    """`parallaxctl frame` on a trace of raw chip axes (replay: reads it as the chip): the printed
+    hwdb line and config matrices are the chip's frame (−R, R), whatever hwdb said before."""
+    import subprocess
+    _, rotation = FORMS[form]
+    path = '%s/poses.csv' % workdir
+    plx.write_trace(path, _pose_session_rows(rotation), ['raw chip axes, three poses'])
+    out = subprocess.run([parallaxctl_bin, 'frame', '--source', 'replay:' + path, '--speed', '10', '--timeout', '30'],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    for prompt in ('upright', 'right edge', 'flat on a table'):
+        assert prompt in out.stderr, out.stderr
+    lines = dict(l.split('=', 1) for l in out.stdout.splitlines() if '=' in l and not l.startswith('#'))
+    accel = plx.mat_scaled(rotation, -1)
+    assert plx.parse_mount_matrix(lines[' ACCEL_MOUNT_MATRIX']) == accel, out.stdout
+    assert plx.parse_mount_matrix(lines['AccelMountMatrix']) == accel, out.stdout
+    assert plx.parse_mount_matrix(lines['GyroMountMatrix']) == tuple(tuple(float(x) for x in r) for r in rotation), out.stdout
+    assert 'gyroscope check: consistent' in out.stdout, out.stdout
+
+
+def test_parallaxctl_frame_without_poses_fails_clearly(parallaxctl_bin, workdir):
+    import subprocess
+    path = '%s/still.csv' % workdir
+    plx.write_trace(path, [plx.Row(int(i * 5e6), plx.UPRIGHT, (0.0, 0.0, 0.0)) for i in range(400)])
+    out = subprocess.run([parallaxctl_bin, 'frame', '--source', 'replay:' + path, '--speed', '10'],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and 'still waiting for rightEdgeDown' in out.stderr, (out.returncode, out.stderr)
