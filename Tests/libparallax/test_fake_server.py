@@ -5,6 +5,7 @@ error or leak (the probes fixture requires exit 0 after px_client_free)."""
 import errno
 import json
 import math
+import os
 
 import pytest
 
@@ -254,3 +255,24 @@ def test_a_full_daemon_refuses_before_the_hello(fake_daemons, probes, socket_pat
     # Back-off, then it is let in.
     server.handshake(timeout=EVENT_TIMEOUT)
     probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+
+
+def test_a_subscribe_line_that_cannot_be_sent_whole_is_finished_later(staged, workdir, fake_daemons, probes,
+                                                                     socket_path):
+    """send(2) writes 10 bytes, then says EAGAIN (short_send.c, an LD_PRELOAD mock: see there why):
+    the rest goes out on a later dispatch and the daemon receives the whole line once."""
+    import subprocess
+    shim = os.path.join(workdir, 'short_send.so')
+    subprocess.run(['cc', '-shared', '-fPIC', '-o', shim, os.path.join(libpx.HERE, 'short_send.c'), '-ldl'],
+                   check=True)
+    server = FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    probe = probes(socket_path, 60, 90, valgrind=True, env={'LD_PRELOAD': shim})
+    probe.wait_event('start', EVENT_TIMEOUT)
+    conn, command = server.handshake(timeout=EVENT_TIMEOUT)
+    assert command == b'{"cmd":"subscribe","rate":60,"rotation":90}'
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    assert not server.connects_within(0.2), 'the client reconnected instead of finishing the line'
+    assert probe.quit() == 0
+    log = probe.stderr_text()
+    assert 'short_send: wrote 10 of %d bytes' % (len(command) + 1) in log and 'short_send: EAGAIN' in log, log

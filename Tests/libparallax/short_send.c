@@ -1,0 +1,33 @@
+/*
+ * short_send.c — an LD_PRELOAD shim for test_fake_server.py: the process's first send(2) writes
+ * only its first 10 bytes and the second fails with EAGAIN; later calls are real. A mock, used
+ * because a fresh Unix socket's send buffer cannot be made full for a 45-byte line, so the
+ * library's "keep the pending bytes, flush on the next dispatch" path has no real trigger.
+ */
+#define _GNU_SOURCE
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+/* Bytes the first send writes. */
+#define FIRST_WRITE 10
+
+ssize_t send(int fd, const void *buf, size_t len, int flags)
+{
+    static ssize_t (*real_send)(int, const void *, size_t, int);
+    static int calls;
+    if (real_send == NULL) real_send = (ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+    calls++;
+    if (calls == 1 && len > FIRST_WRITE) {
+        fprintf(stderr, "short_send: wrote %d of %zu bytes\n", FIRST_WRITE, len);
+        len = FIRST_WRITE;
+    } else if (calls == 2) {
+        fprintf(stderr, "short_send: EAGAIN\n");
+        errno = EAGAIN;
+        return -1;
+    }
+    return real_send(fd, buf, len, flags);
+}
