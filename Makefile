@@ -141,11 +141,12 @@ LIBPX_WARNINGS  := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototype
 # parallax.pc names directories under the prefix as ${prefix}/…, so `pkg-config --define-prefix` works.
 LIBPX_UNDER_PREFIX = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
 
-.PHONY: libparallax install-libparallax uninstall-libparallax
+.PHONY: libparallax install-libparallax uninstall-libparallax clean-libparallax
 
 all: libparallax
 install-files: install-libparallax
 uninstall: uninstall-libparallax
+clean: clean-libparallax
 
 libparallax: $(LIBPX_LIBRARY)
 
@@ -205,3 +206,6 @@ install-python:
 
 uninstall-python:
 	rm -rf $(DESTDIR)$(PYTHONDIR)/parallax
+
+clean-libparallax:
+	rm -rf $(LIBPX_BUILD)
