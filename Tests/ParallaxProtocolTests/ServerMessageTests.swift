@@ -76,6 +76,11 @@ private let sampleStatus = StatusReport(
         .status(sampleStatus, id: .number(7)),
         .status(StatusReport(source: "replay:/tmp/a b.csv", sensor: .none, sensors: [], mode: "rate", inputRate: 0,
             frameRate: 0, subscribers: 0, clients: 1, reduceMotion: true, calibrated: false, uptime: 0.5), id: nil),
+        .status(StatusReport(source: "iio:local:", sensor: .ok, sensors: [], mode: "attitude", inputRate: 100,
+            frameRate: 30, subscribers: 1, clients: 1, reduceMotion: false, calibrated: false, uptime: 2,
+            frame: FrameReport(source: "hwdb", given: "0, 1, 0; -1, 0, 0; 0, 0, 1", accel: "0, 1, 0; -1, 0, 0; 0, 0, -1",
+                               gyro: "0, -1, 0; 1, 0, 0; 0, 0, 1", repairs: ["z row \"quoted\": replaced", "second"],
+                               check: "consistent", checkDetail: "consistent (x +1, y +0.98, z not judged; 40 windows)")), id: nil),
         .ok(id: .bool(true)),
         .ok(id: nil),
         .error(ProtocolError(.tooLong, "line longer than 1024 bytes")),
@@ -175,6 +180,7 @@ private let sampleStatus = StatusReport(
         #expect(report.mode == "rate")
         #expect(report.sensors.isEmpty)
         #expect(report.sensor == .none)
+        #expect(report.frame == nil)  // a server from before the frame field
         #expect(id == nil)
     }
 }
