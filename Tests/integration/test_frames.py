@@ -212,3 +212,17 @@ def test_parallaxctl_frame_without_poses_fails_clearly(parallaxctl_bin, workdir)
     out = subprocess.run([parallaxctl_bin, 'frame', '--source', 'replay:' + path, '--speed', '10'],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and 'still waiting for rightEdgeDown' in out.stderr, (out.returncode, out.stderr)
+
+
+def test_parallaxctl_status_shows_the_frame(start_daemon, parallaxctl_bin):
+    import subprocess
+    daemon = start_daemon(chip('singular'))
+    c = daemon.connect()
+    subscribe_ready(c)  # sensors open: the frame is known
+    out = subprocess.run([parallaxctl_bin, '--socket', daemon.socket_path, 'status'], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    rows = {l[:15].strip(): l[15:] for l in out.stdout.splitlines()}
+    assert rows['frame'] == 'hwdb, repaired', out.stdout
+    assert rows['given'] == '1, 0, 0; 0, -1, 0; 1, 0, 0' and rows['accel'] == '1, 0, 0; 0, -1, 0; 0, 0, 1', out.stdout
+    assert rows['gyro'] == '-1, 0, 0; 0, 1, 0; 0, 0, -1', out.stdout
+    assert 'singular' in rows['repair'] and rows['check'].startswith('pending'), out.stdout
