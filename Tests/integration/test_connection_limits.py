@@ -166,7 +166,8 @@ def test_an_idle_flood_from_a_stranger(workdir, start_daemon, group):
     keeper, fds, rss = baseline(daemon)
     flood = Flood(daemon.socket_path, 'idle', 200, 5)
     try:
-        assert open_fds(daemon.pid) <= fds + 32 + 2, 'nobody holds more than its 32 slots'
+        # Nobody's 32 slots, plus the one connection being accepted and refused right now.
+        assert open_fds(daemon.pid) <= fds + 32 + 1, 'nobody holds more than its 32 slots'
         root_subscribes(daemon)
         other_user_subscribes(daemon.socket_path, group.gr_gid)
         counts = flood.result()
@@ -242,7 +243,8 @@ def test_limits_hold_under_socket_activation(workdir, parallaxd_bin, testbed, gr
         os.chmod(sock, 0o666)
         flood = Flood(sock, 'idle', 100, 4)
         try:
-            assert open_fds(pid) <= fds + 8
+            # Nobody's 8 slots, plus the one connection being accepted and refused right now.
+            assert open_fds(pid) <= fds + 8 + 1
             root_subscribes(sock)
             other_user_subscribes(sock, group.gr_gid)
             counts = flood.result()
