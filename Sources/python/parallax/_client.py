@@ -184,11 +184,13 @@ class Client:
         (never a backlog). StopIteration after close(); AccessDenied when refused (iterating
         on after catching it waits out the retry delay)."""
         while not self._closed:
-            self.dispatch()
             if self._offsets_received != self._offsets_yielded:
                 self._offsets_yielded = self._offsets_received
                 return self._offset
+            # Wait first, then read: one dispatch per wake-up (a dispatch right after the last
+            # one would only find the socket empty).
             self._wait()
+            self.dispatch()
         raise StopIteration
 
     def _wait(self):
@@ -270,6 +272,10 @@ class Client:
                 self._handle(line)
                 if self._sock is None:     # the line ended the connection (refused, wrong protocol)
                     return
+            # A short read of a stream socket means its queue was empty: skip the recv that would
+            # only raise EAGAIN. Anything arriving now leaves the descriptor readable.
+            if len(data) < RECV_CHUNK:
+                return
 
     def _handle(self, line):
         msg = decode_line(line)
