@@ -149,3 +149,29 @@ def test_asyncio_watch_reports_access_denied(sock_path):
     asyncio.run(main())
     assert server.wait_connection(1, timeout=0.5) is None, 'the refused client reconnected'
     server.stop()
+
+
+def test_asyncio_watch_reconnect_rewatches_a_reused_descriptor(sock_path, monkeypatch):
+    """reconnect() closes the socket and opens a new one, which usually gets the same number;
+    epoll (asyncio's selector) dropped the closed one, so the watch must register it afresh.
+    (The handshake deadline would wake the loop anyway; it is set beyond the test's patience.)"""
+    monkeypatch.setattr(parallax._client, 'HANDSHAKE_TIMEOUT', 10 * SCENARIO_TIMEOUT)
+    server = HostileServer(sock_path)
+
+    async def main():
+        got = asyncio.Event()
+        client = parallax.Client(sock_path)
+        watch = parallax.watch_asyncio(client, lambda c: c.offset is not None and c.offset.x == COMEBACK_X and got.set())
+        first = server.wait_connection(0)
+        assert first.wait_command() is not None
+        old_fd = client.fileno()
+        watch.reconnect()
+        assert client.fileno() == old_fd, 'the new socket got another number; this test needs the same one'
+        second = server.wait_connection(1)
+        assert second.wait_command() is not None
+        second.send(offset_line(1, x=COMEBACK_X))
+        await asyncio.wait_for(got.wait(), SCENARIO_TIMEOUT)
+        watch.cancel()
+        client.close()
+    asyncio.run(main())
+    server.stop()

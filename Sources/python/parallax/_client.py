@@ -158,7 +158,9 @@ class Client:
         return (self._offsets_received, self._state) != before
 
     def reconnect(self):
-        """Drops the connection (if any) and tries again now, also after AccessDenied."""
+        """Drops the connection (if any) and tries again now, also after AccessDenied. The new
+        socket may get the old one's number: re-register fileno() in your loop even if it looks
+        unchanged (watch_glib/watch_asyncio: call the watch's reconnect() instead)."""
         self._refusal = None
         self._backoff = INITIAL_BACKOFF
         self._close_socket()

@@ -48,6 +48,13 @@ class _Watch:
         if wait is not None:
             self._start_timer(wait)
 
+    def reconnect(self):
+        """client.reconnect() for a watched client: the new socket may reuse the old number, so
+        the watch on it is made afresh (an epoll-based loop forgets a closed descriptor)."""
+        self.client.reconnect()
+        self._unwatch_fd()
+        self._arm()
+
     def cancel(self):
         """Stops watching (the Client stays open; close it yourself)."""
         self._cancelled = True
