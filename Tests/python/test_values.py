@@ -59,6 +59,7 @@ MISSING = object()   # the field is left out of the frame
 @pytest.mark.parametrize('change', [
     {'x': MISSING}, {'seq': MISSING}, {'t': MISSING}, {'x': '0.5'}, {'x': True}, {'y': [0.1]}, {'seq': -1}, {'seq': 1.5}, {'seq': False},
     {'t': 1.0}, {'t': 2 ** 63}, {'vx': 'fast'}, {'vy': None}, {'x': 10 ** 400}, {'x': 1.0001}, {'y': -1.5},
+    {'vx': 10000.0}, {'vy': -1e6},
 ])
 def test_malformed_offset_frames_are_rejected(change):
     frame = {'type': 'offset', 'seq': 3, 't': 10, 'x': 0.25, 'y': -0.5}

@@ -16,6 +16,9 @@ MAX_LINE_BYTES = 64 * 1024
 INT64_MIN = -(1 << 63)
 INT64_MAX = (1 << 63) - 1
 UINT64_MAX = (1 << 64) - 1
+# Largest velocity on the wire (offset units per second, docs/protocol.md): a value past it is a
+# sensor fault, not motion, and the frame is not protocol v1.
+MAX_VELOCITY = 9999.0
 
 
 class LineReader:
@@ -100,14 +103,17 @@ def _integer(value, lo, hi):
 def decode_offset(obj):
     """An Offset from an "offset" message, or None when a field is missing or wrong. x and y must
     lie in [-1, 1] (anything else is not a protocol v1 frame); vx and vy default to 0 when absent
-    (daemons before velocity) but must be finite numbers when present."""
+    (daemons before velocity) but must be numbers within ±MAX_VELOCITY when present."""
     x = _finite_number(obj.get('x'))
     y = _finite_number(obj.get('y'))
     t = _integer(obj.get('t'), INT64_MIN, INT64_MAX)
     seq = _integer(obj.get('seq'), 0, UINT64_MAX)
     vx = _finite_number(obj.get('vx', 0.0))
     vy = _finite_number(obj.get('vy', 0.0))
-    if None in (x, y, t, seq, vx, vy) or not (OFFSET_MIN <= x <= OFFSET_MAX and OFFSET_MIN <= y <= OFFSET_MAX):
+    if None in (x, y, t, seq, vx, vy):
+        return None
+    if not (OFFSET_MIN <= x <= OFFSET_MAX and OFFSET_MIN <= y <= OFFSET_MAX
+            and abs(vx) <= MAX_VELOCITY and abs(vy) <= MAX_VELOCITY):
         return None
     return Offset(x, y, vx, vy, t, seq)
 
