@@ -180,13 +180,13 @@ _parallaxctl() {
     unset 'unparsed_words[0]'
     unparsed_words=("${unparsed_words[@]}")
     case "${subcommand}" in
-    monitor|status|recenter|reduce-motion|simulate|record|help)
+    monitor|status|recenter|reduce-motion|simulate|record|frame|help)
         # Offer subcommand argument completions
         "_parallaxctl_${subcommand}"
         ;;
     *)
         # Offer subcommand completions
-        COMPREPLY+=($(compgen -W 'monitor status recenter reduce-motion simulate record help' -- "${cur}"))
+        COMPREPLY+=($(compgen -W 'monitor status recenter reduce-motion simulate record frame help' -- "${cur}"))
         ;;
     esac
 }
@@ -302,6 +302,27 @@ _parallaxctl_record() {
         return
         ;;
     '--rate')
+        return
+        ;;
+    esac
+}
+
+_parallaxctl_frame() {
+    repeating_flags=()
+    non_repeating_flags=(--version -h --help)
+    repeating_options=()
+    non_repeating_options=(--source --timeout --speed)
+    __parallaxctl_offer_flags_options 0
+
+    # Offer option value completions
+    case "${prev}" in
+    '--source')
+        return
+        ;;
+    '--timeout')
+        return
+        ;;
+    '--speed')
         return
         ;;
     esac
