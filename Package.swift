@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "parallaxd", targets: ["parallaxd"]),
         .executable(name: "parallaxctl", targets: ["parallaxctl"]),
         .library(name: "ParallaxClient", targets: ["ParallaxClient"]),
+        .executable(name: "parallax-wallpaper", targets: ["parallax-wallpaper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -22,6 +23,13 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .systemLibrary(name: "CInih", pkgConfig: "inih", providers: [.apt(["libinih-dev"])]),
         .target(name: "CLinux"),
+        // parallax-wallpaper's C side: Wayland, EGL, GLES2; wayland-scanner glue committed under
+        // Sources/CWaylandProtocols (scripts/generate-wayland-glue.sh); PNG/JPEG decoding.
+        .systemLibrary(
+            name: "CWayland", pkgConfig: "wayland-client",
+            providers: [.apt(["libwayland-dev", "libegl-dev", "libgles-dev"])]),
+        .target(name: "CWaylandProtocols", dependencies: ["CWayland"]),
+        .target(name: "CImage", linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
         // Pure math: attitude fusion and the viewer-offset mapping. No I/O, no Foundation.
         .target(name: "ParallaxMotion"),
@@ -60,6 +68,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // The composition client (docs/wallpaper.md): scenes, geometry and blur as plain values in
+        // ParallaxWallpaper (unit-tested), Wayland/EGL drawing in the executable.
+        .target(name: "ParallaxWallpaper", dependencies: ["CInih", "CImage", "ParallaxClient"]),
+        .executableTarget(
+            name: "parallax-wallpaper",
+            dependencies: ["CWayland", "CWaylandProtocols", "CSystemd", "CLinux", "ParallaxClient", "ParallaxWallpaper"]),
+
         // End-to-end hub numbers on the real binary (BENCHMARKS.md).
         .executableTarget(name: "parallax-bench", dependencies: ["CLinux"]),
         // Engine cost per sample (BENCHMARKS.md "Motion engine").
@@ -70,5 +85,6 @@ let package = Package(
         .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),
         .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxProtocol", "ParallaxMotion"]),
         .testTarget(name: "ParallaxClientTests", dependencies: ["ParallaxClient", "ParallaxProtocol", "CLinux"]),
+        .testTarget(name: "ParallaxWallpaperTests", dependencies: ["ParallaxWallpaper", "ParallaxClient"]),
     ]
 )

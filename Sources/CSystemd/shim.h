@@ -2,3 +2,4 @@
 #include <systemd/sd-device.h>
 #include <systemd/sd-login.h>
 #include <systemd/sd-journal.h>
+#include <systemd/sd-bus.h>

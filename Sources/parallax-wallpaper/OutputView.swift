@@ -1,0 +1,66 @@
+// The wallpaper on one output: its surface, its own subscription (with that output's rotation,
+// so offsets come in its axes) and the decision when to draw. Frames are asked for only when the
+// offset to show changed; the surface paces them by frame callbacks.
+
+import ParallaxClient
+import ParallaxWallpaper
+
+final class OutputView {
+    let surface: WallpaperSurface
+    private(set) var subscriber: ParallaxSubscriber?
+    private var smoother: OffsetSmoother
+    /// Reduce motion as the app decided it (scene, daemon, desktop).
+    private var reduceMotion: () -> Bool
+
+    init(surface: WallpaperSurface, smoothing: Double, reduceMotion: @escaping () -> Bool) {
+        self.surface = surface
+        self.reduceMotion = reduceMotion
+        smoother = OffsetSmoother(timeConstant: smoothing)
+    }
+
+    /// (Re)subscribes with `rotation` unless the subscription already has it; nil path = default.
+    func subscribe(path: String?, rate: Int, rotation: Int, log: @escaping (String) -> Void) {
+        if let subscriber, subscriber.rotation == rotation { return }
+        do {
+            let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation)
+            subscriber.log = { _, message in log(message) }
+            self.subscriber = subscriber
+        } catch {
+            log("cannot subscribe: \(error)")
+        }
+    }
+
+    func unsubscribe() { subscriber = nil }
+
+    /// The offset the daemon says now (live subscription, sensor working); nil means the centre:
+    /// without a daemon, once it is gone, or in reduce motion the picture rests centred.
+    private var liveOffset: ParallaxOffset? {
+        guard !reduceMotion(), let subscriber, subscriber.state.connected,
+              subscriber.state.sensor != .lost, subscriber.state.sensor != .none
+        else { return nil }
+        return subscriber.offset
+    }
+
+    /// The offset for a frame shown at `shownAt` (ns): predicted from the newest frame's velocity,
+    /// then smoothed.
+    func offsetForFrame(at shownAt: Int64) -> ParallaxOffset {
+        let input = liveOffset
+        lastInput = input
+        drewOnce = true
+        return smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+    }
+
+    /// The daemon frame (or the centre) behind the last frame drawn.
+    private var lastInput: ParallaxOffset?
+    private var drewOnce = false
+
+    /// Called after the subscriber or the reduce-motion state changed, and after each frame: asks
+    /// for a frame only when a new daemon frame (or a change to or from the centre) is not drawn
+    /// yet, or the smoother is still settling. Prediction alone never asks for frames: no more
+    /// frames than offset updates.
+    func update() {
+        if !drewOnce || liveOffset != lastInput || !smoother.isSettled {
+            surface.requestRedraw()
+        }
+    }
+}

@@ -1,0 +1,209 @@
+// One place the wallpaper is shown: a wlr-layer-shell BACKGROUND surface on one output, or an
+// xdg-shell toplevel (--window). It owns the wl_surface, its role object, the wl_egl_window and
+// EGLSurface, and the frame pacing: a frame is drawn only when asked for (`requestRedraw`) and at
+// most one per frame callback, so a still picture costs nothing.
+
+import CWayland
+import CWaylandProtocols
+import Glibc
+
+final class WallpaperSurface {
+    /// Window size before the compositor picks one (surface units), for --window.
+    static let defaultWindowWidth: Int32 = 960
+    static let defaultWindowHeight: Int32 = 540
+
+    enum Role {
+        case background(WaylandOutput)
+        case window
+    }
+
+    let role: Role
+    let surface: OpaquePointer
+    private var layerSurface: OpaquePointer?
+    private var xdgSurface: OpaquePointer?
+    private var toplevel: OpaquePointer?
+    private let egl: EGLRenderContext
+    private var eglWindow: OpaquePointer?
+    private var eglSurface: EGLSurface?
+    let pacer: FramePacer
+
+    /// Size in surface units (what the compositor configured) and the buffer scale.
+    private(set) var width: Int32 = 0
+    private(set) var height: Int32 = 0
+    private(set) var scale: Int32 = 1
+    private(set) var isConfigured = false
+    /// The compositor closed the surface (output gone, window closed): the owner drops it.
+    private(set) var isClosed = false
+
+    /// Draws one frame into the current EGL surface: pixel width, height, buffer scale, and the
+    /// CLOCK_MONOTONIC time (ns) the frame is expected on screen.
+    var draw: ((_ width: Int32, _ height: Int32, _ scale: Int32, _ shownAt: Int64) -> Void)?
+    /// Runs when the compositor closed the surface or the window.
+    var closed: (() -> Void)?
+    /// Runs after each frame was committed (the owner may ask for the next one).
+    var afterFrame: (() -> Void)?
+
+    private var needsRedraw = false
+    private var frameCallback: OpaquePointer?
+    /// Frames drawn so far (for --stats and the benchmarks).
+    private(set) var framesDrawn = 0
+
+    init(client: WaylandClient, egl: EGLRenderContext, role: Role) throws(WaylandError) {
+        guard let compositor = client.compositor, let surface = wl_compositor_create_surface(compositor) else {
+            throw WaylandError(description: "cannot create a wl_surface")
+        }
+        self.role = role
+        self.surface = surface
+        self.egl = egl
+        pacer = FramePacer(presentation: client.presentation, clockIsMonotonic: client.presentationClock == UInt32(Glibc.CLOCK_MONOTONIC))
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        switch role {
+        case .background(let output):
+            guard let shell = client.layerShell else {
+                throw WaylandError(description: "the compositor has no wlr-layer-shell (zwlr_layer_shell_v1); use --window")
+            }
+            layerSurface = zwlr_layer_shell_v1_get_layer_surface(
+                shell, surface, output.proxy, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue, "parallax-wallpaper")
+            let edges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
+                | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
+            zwlr_layer_surface_v1_set_anchor(layerSurface, edges)
+            zwlr_layer_surface_v1_set_size(layerSurface, 0, 0)
+            // -1: cover the whole output, panels and bars included, as a wallpaper does.
+            zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
+            zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, me)
+            scale = output.scale
+        case .window:
+            guard let wmBase = client.wmBase else {
+                throw WaylandError(description: "the compositor has no xdg-shell (xdg_wm_base)")
+            }
+            xdgSurface = xdg_wm_base_get_xdg_surface(wmBase, surface)
+            xdg_surface_add_listener(xdgSurface, Self.xdgSurfaceListener, me)
+            toplevel = xdg_surface_get_toplevel(xdgSurface)
+            xdg_toplevel_add_listener(toplevel, Self.toplevelListener, me)
+            xdg_toplevel_set_title(toplevel, "parallax-wallpaper")
+            xdg_toplevel_set_app_id(toplevel, "parallax-wallpaper")
+            width = Self.defaultWindowWidth
+            height = Self.defaultWindowHeight
+        }
+        wl_surface_set_buffer_scale(surface, scale)
+        // The first commit without a buffer asks the compositor for a configure.
+        wl_surface_commit(surface)
+    }
+
+    deinit {
+        if let frameCallback { wl_callback_destroy(frameCallback) }
+        if let eglSurface { egl.destroy(eglSurface) }
+        if let eglWindow { wl_egl_window_destroy(eglWindow) }
+        if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
+        if let toplevel { xdg_toplevel_destroy(toplevel) }
+        if let xdgSurface { xdg_surface_destroy(xdgSurface) }
+        wl_surface_destroy(surface)
+    }
+
+    /// Asks for a frame: drawn now when no frame is on its way to the screen, else right after
+    /// the compositor's next frame callback. Any number of requests before then make one frame.
+    func requestRedraw() {
+        needsRedraw = true
+        drawIfDue()
+    }
+
+    /// Sets the buffer scale (the output's scale changed); takes effect with the next frame.
+    func setScale(_ newScale: Int32) {
+        guard newScale != scale, newScale >= 1 else { return }
+        scale = newScale
+        wl_surface_set_buffer_scale(surface, scale)
+        resize()
+    }
+
+    private func drawIfDue() {
+        guard needsRedraw, isConfigured, frameCallback == nil, !isClosed, let eglSurface else { return }
+        guard egl.makeCurrent(eglSurface) else { return }
+        needsRedraw = false
+        frameCallback = wl_surface_frame(surface)
+        wl_callback_add_listener(frameCallback, Self.frameListener, Unmanaged.passUnretained(self).toOpaque())
+        pacer.frameWillCommit(surface: surface)
+        draw?(width * scale, height * scale, scale, pacer.expectedPresentationTime())
+        if egl.swap(eglSurface) { framesDrawn += 1 }
+        afterFrame?()
+    }
+
+    fileprivate func frameDone() {
+        if let frameCallback { wl_callback_destroy(frameCallback) }
+        frameCallback = nil
+        drawIfDue()
+    }
+
+    fileprivate func configure(width newWidth: Int32, height newHeight: Int32) {
+        if newWidth > 0 { width = newWidth }
+        if newHeight > 0 { height = newHeight }
+        isConfigured = true
+        resize()
+    }
+
+    private func resize() {
+        guard isConfigured, width > 0, height > 0 else { return }
+        if let eglWindow {
+            wl_egl_window_resize(eglWindow, width * scale, height * scale, 0, 0)
+        } else {
+            eglWindow = wl_egl_window_create(surface, width * scale, height * scale)
+            if let eglWindow { eglSurface = try? egl.makeSurface(window: eglWindow) }
+        }
+        needsRedraw = true
+        drawIfDue()
+    }
+
+    fileprivate func close() {
+        isClosed = true
+        closed?()
+    }
+
+    // MARK: listeners
+
+    private static func of(_ data: UnsafeMutableRawPointer?) -> WallpaperSurface? {
+        data.map { Unmanaged<WallpaperSurface>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    nonisolated(unsafe) private static let layerListener: UnsafeMutablePointer<zwlr_layer_surface_v1_listener> = {
+        let listener = UnsafeMutablePointer<zwlr_layer_surface_v1_listener>.allocate(capacity: 1)
+        listener.initialize(to: zwlr_layer_surface_v1_listener(
+            configure: { data, layer, serial, width, height in
+                zwlr_layer_surface_v1_ack_configure(layer, serial)
+                of(data)?.configure(width: Int32(clamping: width), height: Int32(clamping: height))
+            },
+            closed: { data, _ in of(data)?.close() }))
+        return listener
+    }()
+
+    nonisolated(unsafe) private static let xdgSurfaceListener: UnsafeMutablePointer<xdg_surface_listener> = {
+        let listener = UnsafeMutablePointer<xdg_surface_listener>.allocate(capacity: 1)
+        listener.initialize(to: xdg_surface_listener(configure: { data, xdgSurface, serial in
+            xdg_surface_ack_configure(xdgSurface, serial)
+            guard let me = of(data) else { return }
+            me.configure(width: me.pendingWidth, height: me.pendingHeight)
+        }))
+        return listener
+    }()
+
+    /// The toplevel's size from its last configure (0 = our choice), applied on xdg_surface.configure.
+    private var pendingWidth: Int32 = 0
+    private var pendingHeight: Int32 = 0
+
+    nonisolated(unsafe) private static let toplevelListener: UnsafeMutablePointer<xdg_toplevel_listener> = {
+        let listener = UnsafeMutablePointer<xdg_toplevel_listener>.allocate(capacity: 1)
+        listener.initialize(to: xdg_toplevel_listener(
+            configure: { data, _, width, height, _ in
+                of(data)?.pendingWidth = width
+                of(data)?.pendingHeight = height
+            },
+            close: { data, _ in of(data)?.close() },
+            configure_bounds: { _, _, _, _ in },
+            wm_capabilities: { _, _, _ in }))
+        return listener
+    }()
+
+    nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
+        let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
+        listener.initialize(to: wl_callback_listener(done: { data, _, _ in of(data)?.frameDone() }))
+        return listener
+    }()
+}

@@ -1,0 +1,167 @@
+"""Harness for parallax-wallpaper on a real Wayland compositor without a display or GPU: headless
+sway with the pixman renderer, run as an unprivileged account (sway refuses root), screenshots
+with grim, Mesa's software EGL in the client.
+
+Sway(...) starts one compositor per test in its own XDG_RUNTIME_DIR; Wallpaper(...) starts the
+client as the same account; screenshot() returns a pngkit.Picture."""
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import pngkit  # noqa: E402
+
+ACCOUNT = os.environ.get('PLX_WALLPAPER_ACCOUNT', 'nobody')
+GROUP = 'nogroup'
+
+
+def account_ids():
+    entry = pwd.getpwnam(ACCOUNT)
+    return entry.pw_uid, entry.pw_gid
+
+
+def as_account(argv):
+    """The command line that runs argv as the unprivileged account (when we are root)."""
+    if os.getuid() != 0:
+        return list(argv)
+    return ['setpriv', '--reuid=' + ACCOUNT, '--regid=' + GROUP, '--clear-groups'] + list(argv)
+
+
+def wait_until(predicate, timeout, what, interval=0.05):
+    """Polls predicate until it returns a true value (returned) or timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError('timed out after %.1f s waiting for %s (last: %r)' % (timeout, what, last))
+
+
+def private_dir(prefix):
+    """A directory the account owns with mode 0700 (XDG_RUNTIME_DIR rules)."""
+    path = tempfile.mkdtemp(prefix=prefix, dir='/tmp')
+    uid, gid = account_ids()
+    if os.getuid() == 0:
+        os.chown(path, uid, gid)
+    os.chmod(path, 0o700)
+    return path
+
+
+def shared_dir(prefix):
+    """A directory both we and the account can read (scenes, images, the fake daemon's socket)."""
+    path = tempfile.mkdtemp(prefix=prefix, dir='/tmp')
+    os.chmod(path, 0o755)
+    return path
+
+
+class Sway:
+    """Headless sway (wlroots pixman renderer) with outputs of the given config lines."""
+
+    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1):
+        self.runtime = private_dir('plx-wl-run-')
+        self.home = private_dir('plx-wl-home-')
+        lines = []
+        for n in range(1, outputs + 1):
+            line = 'output HEADLESS-%d mode %dx%d' % (n, width, height)
+            if transform is not None:
+                line += ' transform %s' % transform
+            if scale is not None:
+                line += ' scale %s' % scale
+            lines.append(line)
+        config = os.path.join(self.home, 'config')
+        with open(config, 'w') as f:
+            f.write('\n'.join(lines) + '\n')
+        os.chmod(config, 0o644)
+        self.env = {
+            'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime,
+            'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman', 'WLR_LIBINPUT_NO_DEVICES': '1',
+            'WLR_HEADLESS_OUTPUTS': str(outputs), 'LANG': 'C.UTF-8',
+        }
+        self.log_path = os.path.join(self.home, 'sway.log')
+        self.log = open(self.log_path, 'w')
+        self.proc = subprocess.Popen(as_account(['sway', '-c', config]), env=self.env,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        socket_path = os.path.join(self.runtime, 'wayland-1')
+        wait_until(lambda: os.path.exists(socket_path) or self.proc.poll() is not None, 20, 'sway to listen')
+        if self.proc.poll() is not None:
+            raise RuntimeError('sway exited: ' + open(self.log_path).read()[-2000:])
+        self.client_env = {'XDG_RUNTIME_DIR': self.runtime, 'WAYLAND_DISPLAY': 'wayland-1',
+                           'PATH': '/usr/bin:/bin', 'HOME': self.home, 'LANG': 'C.UTF-8'}
+
+    def screenshot(self, output=None):
+        path = os.path.join(self.home, 'shot.png')
+        argv = ['grim'] + (['-o', output] if output else []) + [path]
+        subprocess.run(as_account(argv), env=self.client_env, check=True, timeout=20)
+        return pngkit.read(path)
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        shutil.rmtree(self.runtime, ignore_errors=True)
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+class Wallpaper:
+    """parallax-wallpaper running on a Sway as the unprivileged account."""
+
+    def __init__(self, binary, sway, args, env=None):
+        self.sway = sway
+        self.log_path = os.path.join(sway.home, 'wallpaper-%d.log' % time.monotonic_ns())
+        self.log = open(self.log_path, 'w')
+        full_env = dict(sway.client_env)
+        full_env.update(env or {})
+        self.proc = subprocess.Popen(as_account([binary] + list(args)), env=full_env,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    def output(self):
+        self.log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def stop(self):
+        """SIGTERM; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+
+def find_box(pic, matches):
+    """Bounding box (x0, y0, x1, y1), inclusive, of the pixels for which matches(rgb) holds; None
+    when there are none."""
+    c = pic.channels
+    data = pic.data
+    xs, ys = [], []
+    w = pic.width
+    for y in range(pic.height):
+        row = y * w * c
+        for x in range(w):
+            i = row + x * c
+            if matches((data[i], data[i + 1], data[i + 2])):
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        return None
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def near(colour, target, tolerance=24):
+    return all(abs(a - b) <= tolerance for a, b in zip(colour, target))

@@ -1,0 +1,122 @@
+"""A FAKE parallaxd for the wallpaper tests: it speaks protocol v1 (hello, subscribed, state, then
+the offsets the test chooses) on a Unix socket. A fake because the pictures must be deterministic:
+the tests pick exact offsets and check where layers land to the pixel, which the real daemon's
+sensor fusion cannot be asked to produce. The real daemon drives the wallpaper in the demo.
+
+It records every subscription (rate, rotation) it answers."""
+import json
+import os
+import selectors
+import socket
+import threading
+
+
+class FakeDaemon:
+    def __init__(self, path, reduce_motion=False):
+        self.path = path
+        self.reduce_motion = reduce_motion
+        self.subscriptions = []           # (rate, rotation) in the order they came
+        self.seq = 0
+        self._clients = {}                # socket -> bytearray of unparsed input
+        self._subscribed = set()
+        self._lock = threading.Lock()
+        self._selector = selectors.DefaultSelector()
+        self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._server.bind(path)
+        os.chmod(path, 0o666)
+        self._server.listen(8)
+        self._server.setblocking(False)
+        self._selector.register(self._server, selectors.EVENT_READ)
+        self._wake_r, self._wake_w = os.pipe()
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._running = True
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _send(self, conn, obj):
+        try:
+            conn.sendall((json.dumps(obj, separators=(',', ':')) + '\n').encode())
+        except OSError:
+            pass
+
+    def _run(self):
+        while self._running:
+            for key, _ in self._selector.select():
+                if key.fileobj is self._server:
+                    conn, _ = self._server.accept()
+                    with self._lock:
+                        self._clients[conn] = bytearray()
+                    self._send(conn, {'type': 'hello', 'protocol': 1, 'server': 'parallaxd',
+                                      'version': 'fake', 'max_rate': 60})
+                    self._selector.register(conn, selectors.EVENT_READ)
+                elif key.fileobj == self._wake_r:
+                    os.read(self._wake_r, 64)
+                else:
+                    self._read(key.fileobj)
+
+    def _read(self, conn):
+        try:
+            data = conn.recv(4096)
+        except OSError:
+            data = b''
+        if not data:
+            self._selector.unregister(conn)
+            with self._lock:
+                self._clients.pop(conn, None)
+                self._subscribed.discard(conn)
+            conn.close()
+            return
+        buf = self._clients[conn]
+        buf += data
+        while b'\n' in buf:
+            line, _, rest = bytes(buf).partition(b'\n')
+            buf[:] = rest
+            cmd = json.loads(line)
+            if cmd.get('cmd') == 'subscribe':
+                rate, rotation = int(cmd.get('rate', 30)), int(cmd.get('rotation', 0))
+                with self._lock:
+                    self.subscriptions.append((rate, rotation))
+                    self._subscribed.add(conn)
+                self._send(conn, {'type': 'subscribed', 'rate': min(rate, 60), 'rotation': rotation})
+                self._send(conn, self._state())
+
+    def _state(self):
+        return {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
+
+    def subscribed_count(self):
+        with self._lock:
+            return len(self._subscribed)
+
+    def send_offset(self, x, y, vx=0.0, vy=0.0, t=None):
+        """Sends one offset frame to every subscriber (t: CLOCK_MONOTONIC ns, default now)."""
+        with self._lock:
+            self.seq += 1
+            frame = {'type': 'offset', 'seq': self.seq,
+                     't': t if t is not None else time_ns(), 'x': x, 'y': y, 'vx': vx, 'vy': vy}
+            for conn in list(self._subscribed):
+                self._send(conn, frame)
+
+    def set_reduce_motion(self, on):
+        with self._lock:
+            self.reduce_motion = on
+            for conn in list(self._subscribed):
+                self._send(conn, self._state())
+
+    def close(self):
+        self._running = False
+        os.write(self._wake_w, b'x')
+        self._thread.join(5)
+        with self._lock:
+            for conn in list(self._clients):
+                conn.close()
+            self._clients.clear()
+        self._server.close()
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+def time_ns():
+    import time
+    return time.clock_gettime_ns(time.CLOCK_MONOTONIC)
