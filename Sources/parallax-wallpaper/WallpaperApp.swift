@@ -75,9 +75,14 @@ final class WallpaperApp {
     private func makeView(role: WallpaperSurface.Role, rotation: Int) throws(WaylandError) -> OutputView {
         let surface = try WallpaperSurface(client: client, egl: egl, role: role)
         let view = OutputView(surface: surface, smoothing: scene.smoothing) { [weak self] in self?.reduceMotion ?? false }
-        surface.draw = { [weak self, unowned view] width, height, scale, shownAt in
+        let stats = options.stats
+        surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
             guard let self else { return }
-            renderer.draw(width: width, height: height, scale: scale, offset: view.offsetForFrame(at: shownAt))
+            let offset = view.offsetForFrame(at: shownAt)
+            renderer.draw(width: width, height: height, scale: scale, offset: offset)
+            if stats {
+                Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)")
+            }
         }
         surface.afterFrame = { [unowned view] in view.update() }
         if scene.reduceMotion != .on {

@@ -13,7 +13,8 @@ struct WallpaperCommandLine {
           --window        an ordinary window instead of the desktop background (xdg-shell)
           --check         validate the scene and its images, print problems as file:line: message,
                           exit 0 when usable, 78 when not
-          --stats         on exit, print frames drawn and loop wake-ups to stderr
+          --stats         print a line per frame drawn (size, offset) and, on exit, frames and
+                          loop wake-ups, to stderr
           -h, --help      this text
         """
 
