@@ -6,6 +6,7 @@ Sway(...) starts one compositor per test in its own XDG_RUNTIME_DIR; Wallpaper(.
 client as the same account; screenshot() returns a pngkit.Picture."""
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -101,6 +102,14 @@ class Sway:
         subprocess.run(as_account(argv), env=self.client_env, check=True, timeout=20)
         return pngkit.read(path)
 
+    def announced_transforms(self):
+        """The wl_output transforms (degrees, in the order of the outputs) the compositor announces
+        to clients, read from a Wayland protocol trace of grim: independent of the wallpaper."""
+        result = subprocess.run(as_account(['grim', os.path.join(self.home, 'probe.png')]),
+                                env=dict(self.client_env, WAYLAND_DEBUG='1'), capture_output=True, text=True, timeout=20)
+        found = re.findall(r'wl_output@\d+\.geometry\((?:[^,]*,){7} *(\d+)\)', result.stderr)
+        return [(int(v) & 3) * 90 for v in found]
+
     def close(self):
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -127,7 +136,8 @@ class Wallpaper:
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def output(self):
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         with open(self.log_path) as f:
             return f.read()
 
