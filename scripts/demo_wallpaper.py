@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""The wallpaper part of the demo: parallax-wallpaper on a headless Wayland desktop (sway, pixman
+renderer, Mesa's software EGL), driven by the real parallaxd playing the bundled motion recording
+through an emulated IIO device. Each example scene runs for a few seconds while grim takes
+screenshots; the result is an animated PNG and a still contact sheet (rows: home screen, blur card,
+perspective; columns: moments of the recording).
+
+  /usr/bin/python3 scripts/demo_wallpaper.py [--bin-dir .build/debug] [--seconds 4] [--pictures DIR]
+
+The daemon runs with [Motion] Sensitivity=3 so the recording's modest tilts read in a small
+picture (the default maps 90° of tilt to full offset, as iOS does). Prints where the pictures are.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO_ROOT, 'Tests', 'integration'))
+sys.path.insert(0, os.path.join(REPO_ROOT, 'Tests', 'wallpaper'))
+sys.path.insert(0, os.path.join(REPO_ROOT, 'scripts'))
+import desktop  # noqa: E402  (headless sway as an unprivileged account, grim)
+import plx  # noqa: E402  (emulated IIO device, the real daemon, the trace player)
+import pngkit  # noqa: E402
+
+SCENES = ['home-screen', 'blur-card', 'perspective']
+SHEET_COLUMNS = 4
+FRAME_INTERVAL = 0.1     # seconds between screenshots (grim itself takes a few tens of ms)
+PICTURE_SCALE = 2        # the pictures are the 640×360 output at half size
+DAEMON_CONFIG = '[Access]\nSubscribers=everyone\n[Motion]\nSensitivity=3\n'
+
+
+def say(msg):
+    print('[demo] ' + msg, file=sys.stderr, flush=True)
+
+
+def capture(sway, seconds):
+    frames, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        frames.append(sway.screenshot().rgb().scaled_down(PICTURE_SCALE))
+        time.sleep(max(0.0, FRAME_INTERVAL - (time.monotonic() - started)))
+    return frames
+
+
+def contact_sheet(rows):
+    w, h = rows[0][0].width, rows[0][0].height
+    gap = 4
+    sheet = pngkit.Picture.filled(SHEET_COLUMNS * (w + gap) + gap, len(rows) * (h + gap) + gap, (24, 24, 28))
+    for r, frames in enumerate(rows):
+        picks = [frames[int(i * (len(frames) - 1) / (SHEET_COLUMNS - 1))] for i in range(SHEET_COLUMNS)]
+        for c, pic in enumerate(picks):
+            ox, oy = gap + c * (w + gap), gap + r * (h + gap)
+            for y in range(h):
+                start = ((oy + y) * sheet.width + ox) * 3
+                sheet.data[start:start + w * 3] = pic.data[y * w * 3:(y + 1) * w * 3]
+    return sheet
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='parallax-wallpaper demo on a headless Wayland desktop')
+    ap.add_argument('--bin-dir', default=os.path.join(REPO_ROOT, '.build', 'debug'))
+    ap.add_argument('--seconds', type=float, default=4.0, help='seconds per scene (default 4)')
+    ap.add_argument('--trace', default=os.path.join(REPO_ROOT, 'examples', 'traces', 'ngimu.csv'))
+    ap.add_argument('--pictures', default='/tmp/parallax-wallpaper-demo', help='where to write the pictures')
+    args = ap.parse_args(argv)
+    binaries = {name: os.path.join(os.path.abspath(args.bin_dir), name) for name in ('parallaxd', 'parallax-wallpaper')}
+    for path in binaries.values():
+        why = plx.binary_missing(path)
+        if why:
+            say('cannot run the wallpaper demo: %s' % why)
+            return 2
+
+    workdir = tempfile.mkdtemp(prefix='plx-wdemo-', dir='/tmp')
+    os.chmod(workdir, 0o755)          # the wallpaper runs as an unprivileged account
+    config = os.path.join(workdir, 'parallaxd.conf')
+    with open(config, 'w') as f:
+        f.write(DAEMON_CONFIG)
+    testbed = player = daemon = sway = None
+    rows, failures, drawn = [], [], {}
+    try:
+        comments, trace_rows = plx.read_trace(args.trace)
+        testbed = plx.Testbed()
+        start = next((r.accel for r in trace_rows if r.accel is not None), plx.UPRIGHT)
+        device = testbed.add(plx.bmi160_16g(0, initial_accel=start))
+        daemon = plx.Daemon(workdir, testbed, binary=binaries['parallaxd'], config=config, log_level='info')
+        daemon.start()
+        os.chmod(daemon.socket_path, 0o666)
+        say('parallaxd ready (pid %d), playing %s through an emulated BMI160' % (daemon.pid, os.path.relpath(args.trace, REPO_ROOT)))
+        player = plx.TracePlayer(testbed, device, device, args.trace, loop=True).start()
+        sway = desktop.Sway(width=640, height=360)
+        say('headless sway running as %s (pixman renderer); parallax-wallpaper draws with Mesa\'s software EGL' % desktop.ACCOUNT)
+        for name in SCENES:
+            scene = os.path.join(REPO_ROOT, 'examples', 'scenes', name + '.conf')
+            w = desktop.Wallpaper(binaries['parallax-wallpaper'], sway, ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
+            try:
+                desktop.wait_until(lambda: 'frame 1 ' in w.output() or w.proc.poll() is not None, 30, 'the first frame of ' + name)
+                if w.proc.poll() is not None:
+                    raise RuntimeError('parallax-wallpaper exited: ' + w.output()[-500:])
+                frames = capture(sway, args.seconds)
+            finally:
+                w.stop()
+            drawn[name] = w.output().count('\nparallax-wallpaper: frame ') + w.output().startswith('parallax-wallpaper: frame ')
+            rows.append(frames)
+            say('%s: %d screenshots, %d frames drawn by the wallpaper' % (name, len(frames), drawn[name]))
+            if drawn[name] < 2:
+                failures.append('%s: the wallpaper did not move (is the recording playing?)' % name)
+    except (plx.DaemonError, plx.HarnessError, RuntimeError, AssertionError) as e:
+        failures.append(str(e))
+    finally:
+        if player is not None:
+            player.stop()
+        if sway is not None:
+            sway.close()
+        if daemon is not None and daemon.proc is not None:
+            if daemon.stop() != 0:
+                failures.append('parallaxd did not exit cleanly')
+        if testbed is not None:
+            testbed.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    if len(rows) == len(SCENES):
+        os.makedirs(args.pictures, exist_ok=True)
+        animation = os.path.join(args.pictures, 'parallax-wallpaper.png')
+        sheet = os.path.join(args.pictures, 'parallax-wallpaper-sheet.png')
+        pngkit.write_apng(animation, [f for frames in rows for f in frames], int(FRAME_INTERVAL * 1000))
+        pngkit.write(sheet, contact_sheet(rows))
+        print('demo: parallax-wallpaper pictures: %s (animated PNG, %d frames) and %s (contact sheet)'
+              % (animation, sum(len(r) for r in rows), sheet), flush=True)
+    print('demo: parallax-wallpaper %s' % ('OK' if not failures else 'FAILED: ' + '; '.join(failures)), flush=True)
+    return 0 if not failures else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
