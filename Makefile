@@ -37,7 +37,7 @@ BIN               := $(if $(BUILT_BINDIR),$(BUILT_BINDIR),$(SCRATCH)/release)
 INSTALL      ?= install
 # `make install-strip` passes -s here (about 30 MB → 16 MB per binary); packagers strip themselves.
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
-PROGRAMS     := parallaxd parallaxctl
+PROGRAMS     := parallaxd parallaxctl parallax-wallpaper
 CONFIG_FILE  := $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf
 
 # Paths written into the installed units and udev rule, so they name where things really are.
@@ -52,6 +52,7 @@ all: build
 build:
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxd
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxctl
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallax-wallpaper
 
 install: $(if $(BUILT_BINDIR),,build)
 	$(MAKE) --no-print-directory install-files post-install
@@ -62,7 +63,7 @@ install-files:
 		$(DESTDIR)$(HELPERDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d
-	$(INSTALL_PROGRAM) $(BIN)/parallaxd $(BIN)/parallaxctl $(DESTDIR)$(BINDIR)/
+	$(INSTALL_PROGRAM) $(BIN)/parallaxd $(BIN)/parallaxctl $(BIN)/parallax-wallpaper $(DESTDIR)$(BINDIR)/
 	$(SUBSTITUTE) systemd/parallaxd.service > $(DESTDIR)$(UNITDIR)/parallaxd.service
 	$(SUBSTITUTE) systemd/parallaxd.socket > $(DESTDIR)$(UNITDIR)/parallaxd.socket
 	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
@@ -72,6 +73,7 @@ install-files:
 	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
 	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(DESTDIR)$(MANDIR)/man8/parallaxd.8
 	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
+	$(INSTALL) -m 0644 docs/man/parallax-wallpaper.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
 	$(INSTALL) -m 0644 README.md docs/operations.md $(DESTDIR)$(DOCDIR)/
 	$(INSTALL) -m 0644 completions/parallaxd.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxd
 	$(INSTALL) -m 0644 completions/parallaxctl.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
@@ -98,7 +100,7 @@ uninstall:
 	rm -f $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
 	rm -f $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
-	rm -f $(DESTDIR)$(MANDIR)/man8/parallaxd.8 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
+	rm -f $(DESTDIR)$(MANDIR)/man8/parallaxd.8 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/operations.md
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/parallaxd $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
 	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_parallaxd $(DESTDIR)$(ZSHCOMPDIR)/_parallaxctl

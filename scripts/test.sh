@@ -39,3 +39,6 @@ echo "== libparallax (C client: staged install, hostile fake server under valgri
 
 echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pip and make install)"
 /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/python
+
+echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots)"
+PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/wallpaper

@@ -120,8 +120,8 @@ public struct ScenePanel: Sendable, Hashable {
     }
 
     public static let defaultBlur = 16.0
-    /// A light frosted glass: white at 25 %.
-    public static let defaultTint = SceneColor(red: 1, green: 1, blue: 1, alpha: 0.25)
+    /// A light frosted glass: white at 25 % (#ffffff40).
+    public static let defaultTint = SceneColor(red: 1, green: 1, blue: 1, alpha: 0x40 / 255.0)
 }
 
 public enum SceneItem: Sendable, Hashable {

@@ -56,6 +56,7 @@ def expected_tree(prefix):
         **{'%s/%s/parallax/%s' % (p, PYTHON_DIRS[prefix], f): 0o644 for f in PYTHON_MODULES},
         '%s/bin/parallaxd' % p: 0o755,
         '%s/bin/parallaxctl' % p: 0o755,
+        '%s/bin/parallax-wallpaper' % p: 0o755,
         '%s/lib/systemd/system/parallaxd.service' % p: 0o644,
         '%s/lib/systemd/system/parallaxd.socket' % p: 0o644,
         '%s/lib/udev/rules.d/61-parallaxd.rules' % p: 0o644,
@@ -63,6 +64,7 @@ def expected_tree(prefix):
         '%s/lib/parallaxd/parallaxd-iio-access' % p: 0o755,
         '%s/share/man/man8/parallaxd.8' % p: 0o644,
         '%s/share/man/man1/parallaxctl.1' % p: 0o644,
+        '%s/share/man/man1/parallax-wallpaper.1' % p: 0o644,
         '%s/share/doc/parallaxd/README.md' % p: 0o644,
         '%s/share/doc/parallaxd/operations.md' % p: 0o644,
         '%s/share/bash-completion/completions/parallaxd' % p: 0o644,
@@ -146,7 +148,7 @@ def test_install_without_binaries_fails_clearly(workdir):
     assert out.returncode != 0 and 'is not built' in out.stderr
 
 
-@pytest.mark.parametrize('page', ['parallaxd.8', 'parallaxctl.1'])
+@pytest.mark.parametrize('page', ['parallaxd.8', 'parallaxctl.1', 'parallax-wallpaper.1'])
 def test_man_pages_render_without_warnings(page):
     groff = shutil.which('groff')
     if groff is None:
