@@ -84,7 +84,10 @@ final class WallpaperApp {
                 Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)")
             }
         }
-        surface.afterFrame = { [unowned view] in view.update() }
+        surface.afterFrame = { [unowned view, unowned surface] in
+            if stats { Self.log("frame-time \(surface.framesDrawn) \(Double(surface.lastFrameDuration) / 1e6) ms") }
+            view.update()
+        }
         if scene.reduceMotion != .on {
             view.subscribe(path: options.socket, rate: scene.rate, rotation: rotation, log: Self.log)
         }

@@ -3,6 +3,7 @@
 // EGLSurface, and the frame pacing: a frame is drawn only when asked for (`requestRedraw`) and at
 // most one per frame callback, so a still picture costs nothing.
 
+import CLinux
 import CWayland
 import CWaylandProtocols
 import Glibc
@@ -47,6 +48,8 @@ final class WallpaperSurface {
     private var frameCallback: OpaquePointer?
     /// Frames drawn so far (for --stats and the benchmarks).
     private(set) var framesDrawn = 0
+    /// Wall time of the last frame from the start of drawing to the end of eglSwapBuffers (ns).
+    private(set) var lastFrameDuration: Int64 = 0
 
     init(client: WaylandClient, egl: EGLRenderContext, role: Role) throws(WaylandError) {
         guard let compositor = client.compositor, let surface = wl_compositor_create_surface(compositor) else {
@@ -122,8 +125,10 @@ final class WallpaperSurface {
         frameCallback = wl_surface_frame(surface)
         wl_callback_add_listener(frameCallback, Self.frameListener, Unmanaged.passUnretained(self).toOpaque())
         pacer.frameWillCommit(surface: surface)
+        let started = plx_monotonic_ns()
         draw?(width * scale, height * scale, scale, pacer.expectedPresentationTime())
         if egl.swap(eglSurface) { framesDrawn += 1 }
+        lastFrameDuration = plx_monotonic_ns() - started
         afterFrame?()
     }
 
