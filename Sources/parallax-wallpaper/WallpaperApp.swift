@@ -84,8 +84,10 @@ final class WallpaperApp {
                 Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)")
             }
         }
-        surface.afterFrame = { [unowned view, unowned surface] in
-            if stats { Self.log("frame-time \(surface.framesDrawn) \(Double(surface.lastFrameDuration) / 1e6) ms") }
+        surface.afterFrame = { [weak self, unowned view, unowned surface] in
+            if stats, let self {
+                Self.log("frame-time \(surface.framesDrawn) \(Double(surface.lastFrameDuration) / 1e6) ms wakeups=\(loop.wakeups)")
+            }
             view.update()
         }
         if scene.reduceMotion != .on {

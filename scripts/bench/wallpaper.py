@@ -7,7 +7,8 @@ software renderer, fed by the tests' fake daemon (chosen offsets, so runs are co
 - still: one offset, then SECONDS with none: frames drawn and main-thread wake-ups (voluntary
   context switches of the loop's thread) per second;
 - moving, per scene at 1920×1080: offsets at 60 Hz (a slow circle) for SECONDS: offsets sent,
-  frames drawn, wake-ups, CPU per frame (all threads: llvmpipe rasterises on its own threads),
+  frames drawn, wake-ups (the loop's own poll(2) returns; the main thread's context switches also
+  count Mesa waiting for its rasteriser threads), CPU per frame (all threads: llvmpipe rasterises on its own threads),
   frame time (draw + eglSwapBuffers, from --stats: median and 90th percentile), RSS at the end.
 """
 import argparse
@@ -46,6 +47,12 @@ def frame_times(w):
     return [float(m[1]) for m in re.finditer(r'frame-time \d+ (\S+) ms', w.output())]
 
 
+def loop_wakeups(w):
+    """The loop's own count of poll(2) returns, as of the last frame."""
+    found = re.findall(r'frame-time \d+ \S+ ms wakeups=(\d+)', w.output())
+    return int(found[-1]) if found else 0
+
+
 def run(binary, scene_path, seconds, width, height, moving):
     workdir = desktop.shared_dir('plx-bench-')
     daemon = FakeDaemon(os.path.join(workdir, 'fake.sock'))
@@ -57,6 +64,7 @@ def run(binary, scene_path, seconds, width, height, moving):
         desktop.wait_until(lambda: any(f[3] == 0.3 for f in frames(w)), 30, 'the first offset drawn')
         time.sleep(0.5)
         f0, wake0, cpu0, times0 = len(frames(w)), main_thread_wakeups(w.proc.pid), cpu_seconds(w.proc.pid), len(frame_times(w))
+        loop0 = loop_wakeups(w)
         sent = 0
         start = time.monotonic()
         while time.monotonic() - start < seconds:
@@ -73,6 +81,7 @@ def run(binary, scene_path, seconds, width, height, moving):
         result = {
             'sent': sent / elapsed, 'frames': drawn / elapsed,
             'wakeups': (main_thread_wakeups(w.proc.pid) - wake0) / elapsed,
+            'loop_wakeups': (loop_wakeups(w) - loop0) / elapsed,
             'cpu_ms_per_frame': (cpu_seconds(w.proc.pid) - cpu0) * 1000 / drawn if drawn else 0.0,
             'frame_ms': frame_times(w)[times0:], 'rss_mib': rss_kib(w.proc.pid) / 1024,
         }
@@ -97,14 +106,14 @@ def main():
     print('still %.0f s, 1920x1080, 3 flat layers: %.2f frames/s, %.2f wake-ups/s' % (args.seconds, still['frames'], still['wakeups']))
     scenes = [('3 flat layers', flat), ('blur card', os.path.join(ROOT, 'examples/scenes/blur-card.conf')),
               ('perspective, 6 layers', os.path.join(ROOT, 'examples/scenes/perspective.conf'))]
-    print('| scene (1920×1080, moving) | offsets/s | frames/s | wake-ups/s | CPU ms/frame | frame ms median (p90) | RSS MiB |')
-    print('|---|---|---|---|---|---|---|')
+    print('| scene (1920×1080, moving) | offsets/s | frames/s | loop wake-ups/s | context switches/s | CPU ms/frame | frame ms median (p90) | RSS MiB |')
+    print('|---|---|---|---|---|---|---|---|')
     for name, path in scenes:
         r = run(args.binary, path, args.seconds, 1920, 1080, moving=True)
         times = sorted(r['frame_ms'])
         p90 = times[int(0.9 * (len(times) - 1))] if times else 0
-        print('| %s | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f) | %.1f |' % (
-            name, r['sent'], r['frames'], r['wakeups'], r['cpu_ms_per_frame'],
+        print('| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f) | %.1f |' % (
+            name, r['sent'], r['frames'], r['loop_wakeups'], r['wakeups'], r['cpu_ms_per_frame'],
             statistics.median(times) if times else 0, p90, r['rss_mib']))
 
 
