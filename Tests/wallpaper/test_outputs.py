@@ -1,10 +1,11 @@
-"""Each output subscribes with its own rotation (its wl_output transform) and draws at its scale,
-on headless sway with the FAKE daemon (fake_daemon.py says why)."""
+"""Each output subscribes with its own rotation (its wl_output transform) and draws at its scale;
+an output plugged in later gets its own surface and subscription. On headless sway with the FAKE
+daemon (fake_daemon.py says why)."""
 import glob
 import os
 import subprocess
 
-from desktop import as_account, wait_until
+from desktop import as_account, find_box, near, wait_until
 from scenes import RED, image, scene
 from test_flat import wait_for_box
 
@@ -51,3 +52,19 @@ def test_a_scaled_output_draws_at_its_scale(wallpaper_bin, sways, wallpapers, fa
     assert (box[2] - box[0] + 1, box[3] - box[1] + 1) == (60, 40)
     daemon.send_offset(0.5, -0.25)
     wait_for_box(sway, RED, (320 - 0.5 + 40, 180 - 0.5 - 20), 'the layer moved 2·Depth·offset output pixels')
+
+
+def test_an_output_plugged_in_later_gets_its_own_surface_and_subscription(wallpaper_bin, sways, wallpapers, fake_daemon, scene_dir):
+    sway, daemon = start(wallpaper_bin, sways, wallpapers, fake_daemon, scene_dir)
+    assert daemon.subscribed_count() == 1
+    socket_path = glob.glob(os.path.join(sway.runtime, 'sway-ipc.*.sock'))[0]
+    env = dict(sway.client_env, SWAYSOCK=socket_path)
+    subprocess.run(as_account(['swaymsg', 'create_output']), env=env, check=True, capture_output=True, timeout=20)
+    wait_until(lambda: daemon.subscribed_count() == 2, 20, 'a second subscription for the new output')
+    daemon.send_offset(-0.5, 0)
+
+    def moved_on_new_output():
+        pic = sway.screenshot('HEADLESS-2')
+        box = find_box(pic, lambda c: near(c, RED, 40))
+        return box and abs((box[0] + box[2]) / 2 - (pic.width / 2 - 0.5 - 20)) <= 1
+    wait_until(moved_on_new_output, 20, 'the layer moved by Depth·x on the new output')
