@@ -51,6 +51,11 @@ final class SceneRenderer {
 
     private func prepare() throws(WaylandError) -> Resources {
         if let resources { return resources }
+        var maximumSize: GLint = 0
+        glGetIntegerv(GLenum(GL_MAX_TEXTURE_SIZE), &maximumSize)
+        for (layer, picture) in zip(scene.layers, images) where picture.width > Int(maximumSize) || picture.height > Int(maximumSize) {
+            WallpaperApp.log("[Layer \(layer.name)] \(layer.image) is \(picture.width)x\(picture.height), larger than this GPU's textures (\(maximumSize) pixels a side): it will not show; scale it down")
+        }
         let image = try GLProgram(vertex: Self.vertexShader, fragment: Self.imageShader)
         let made = Resources(
             quad: GLResources.unitQuad(), image: image,

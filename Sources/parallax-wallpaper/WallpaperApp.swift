@@ -125,7 +125,10 @@ final class WallpaperApp {
             }
             do {
                 let view = try makeView(role: .background(output), rotation: output.rotationDegrees)
-                view.surface.closed = { [weak self] in self?.views[id] = nil }
+                view.surface.closed = { [weak self, unowned view] in
+                    self?.framesOfClosedViews += view.surface.framesDrawn
+                    self?.views[id] = nil
+                }
                 views[id] = view
             } catch {
                 Self.log(error.description)
