@@ -43,11 +43,20 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // Event loop, socket server, hub, supervisor, config and systemd glue.
+        // What parallaxd is configured with: INI loading (libinih), the key table, access lists,
+        // sysexits codes; shared by parallaxd and parallaxctl.
+        .target(
+            name: "ParallaxConfig",
+            dependencies: [
+                "CInih", "ParallaxMotion", "ParallaxIIO",
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        // Event loop, socket server, hub, supervisor and systemd glue.
         .target(
             name: "ParallaxDaemon",
             dependencies: [
-                "CSystemd", "CInih", "CLinux", "ParallaxMotion", "ParallaxIIO", "ParallaxProtocol",
+                "CSystemd", "CLinux", "ParallaxMotion", "ParallaxIIO", "ParallaxProtocol", "ParallaxConfig",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -62,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "parallaxctl",
             dependencies: [
-                "ParallaxClient", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO", "ParallaxDaemon",
+                "ParallaxClient", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO", "ParallaxConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -83,7 +92,8 @@ let package = Package(
         .testTarget(name: "ParallaxMotionTests", dependencies: ["ParallaxMotion"]),
         .testTarget(name: "ParallaxProtocolTests", dependencies: ["ParallaxProtocol"]),
         .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),
-        .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxProtocol", "ParallaxMotion"]),
+        .testTarget(name: "ParallaxConfigTests", dependencies: ["ParallaxConfig", "ParallaxIIO", "ParallaxMotion"]),
+        .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxConfig", "ParallaxProtocol", "ParallaxMotion"]),
         .testTarget(name: "ParallaxClientTests", dependencies: ["ParallaxClient", "ParallaxProtocol", "CLinux"]),
         .testTarget(name: "ParallaxWallpaperTests", dependencies: ["ParallaxWallpaper", "ParallaxClient"]),
     ]

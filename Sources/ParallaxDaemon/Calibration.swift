@@ -1,4 +1,4 @@
-import CInih
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 
@@ -27,24 +27,16 @@ struct Calibration: Equatable {
         case .failure(.noSuchFileOrDirectory): return .success(nil)
         case .failure(let e): return .failure(ConfigIssue(file: path, line: 0, message: "cannot read: \(e)"))
         }
-        final class Box { var bias: String?; var line = 0 }
-        let box = Box()
-        let rc = text.withCString { cText in
-            withExtendedLifetime(box) {
-                ini_parse_string(cText, { user, section, name, value in
-                    let box = Unmanaged<Box>.fromOpaque(user!).takeUnretainedValue()
-                    if String(cString: section!) == "Gyroscope" && String(cString: name!) == "Bias" {
-                        box.bias = String(cString: value!)
-                    }
-                    return 1
-                }, Unmanaged.passUnretained(box).toOpaque())
-            }
+        var bias: String?
+        let rc = IniText.parse(text) { section, key, value, _ in
+            if section == "Gyroscope" && key == "Bias" { bias = value }
+            return true
         }
-        if rc != 0 { return .failure(ConfigIssue(file: path, line: Int(rc), message: "syntax error")) }
-        guard let text = box.bias else {
+        if rc != 0 { return .failure(ConfigIssue(file: path, line: rc, message: "syntax error")) }
+        guard let text = bias else {
             return .failure(ConfigIssue(file: path, line: 0, message: "no [Gyroscope] Bias= entry"))
         }
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { SysfsNumber.parseDouble($0) }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { DecimalNumber.parseDouble($0) }
         guard parts.count == 3, let x = parts[0], let y = parts[1], let z = parts[2],
               abs(x) < 1, abs(y) < 1, abs(z) < 1 else {
             return .failure(ConfigIssue(file: path, line: 0, message: "[Gyroscope] Bias=\(text): expected three numbers in rad/s, each under 1"))

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
@@ -11,12 +12,8 @@ import ParallaxProtocol
 /// the normal way; on a machine where it is not running (first install, a stopped service) the
 /// same measurement is made here and written to the same file.
 enum CalibrationCommand {
-    /// Exit codes (sysexits(3) where one fits; 1 for "the device moved, try again").
+    /// Exit code for "the device moved, try again" (the others are sysexits(3): `SysExit`).
     static let exitRefused: Int32 = 1
-    static let exitUsage: Int32 = 64
-    static let exitUnavailable: Int32 = 69
-    static let exitCannotCreate: Int32 = 73
-    static let exitNoPermission: Int32 = 77
 
     /// How long the daemon gets to greet us before it counts as not answering (ms): a
     /// socket-activated daemon starts on this connection and first looks at its sensors.
@@ -37,7 +34,7 @@ enum CalibrationCommand {
             // A daemon is running (it holds the sensors and would not apply a file written behind
             // its back): say why it turned us away rather than measuring around it.
             progress.fail("parallaxd on \(socketPath) refused the connection: \(error.message)")
-            return exitUnavailable
+            return SysExit.unavailable
         }
     }
 
@@ -47,13 +44,13 @@ enum CalibrationCommand {
         let id = JSONValue.string("calibrate")
         guard link.send(ClientRequest(.calibrate(seconds: seconds), id: id).encode()) else {
             progress.fail("parallaxd closed the connection")
-            return exitUnavailable
+            return SysExit.unavailable
         }
         let silence = Int32(seconds * 1000) + replySlackMs
         while true {
             guard let message = link.read(timeoutMs: silence) else {
                 progress.fail("parallaxd stopped answering during the calibration")
-                return exitUnavailable
+                return SysExit.unavailable
             }
             switch message {
             case .calibration(let report, let replyID) where replyID == id:
@@ -71,7 +68,7 @@ enum CalibrationCommand {
                 }
             case .error(let error) where error.id == id:
                 progress.fail("parallaxd refused: \(error.message)")
-                return error.code == .permissionDenied ? exitNoPermission : exitUnavailable
+                return error.code == .permissionDenied ? SysExit.noPermission : SysExit.unavailable
             default:
                 continue  // hello, state lines: not ours
             }
@@ -86,7 +83,7 @@ enum CalibrationCommand {
         // Say so now rather than after the measurement (run as root, or as the service's account).
         if let error = CalibrationFile.unwritable(config.calibrationFile) {
             progress.fail("\(error); the calibration could not be saved")
-            return exitCannotCreate
+            return SysExit.cannotCreate
         }
         let factory = config.source.driverFactory(iio: config.iioSettings, replaySpeed: config.replaySpeed,
                                                   replayLoop: config.replayLoop, logger: Logger(label: "parallaxd.sensors"))
@@ -95,14 +92,14 @@ enum CalibrationCommand {
             driver = try factory()
         } catch {
             progress.fail("cannot open the sensors (\(config.source)): \(error.message)")
-            return error.kind == .invalidSource ? DaemonMain.exitConfig : exitUnavailable
+            return error.kind == .invalidSource ? SysExit.config : SysExit.unavailable
         }
         defer { driver.close() }
         let kinds = Set(driver.sensors.map(\.kind))
         let names = driver.sensors.map { "\($0.kind.rawValue) \($0.device) (\($0.location))" }.joined(separator: ", ")
         for kind in SensorKind.allCases where !kinds.contains(kind) {
             progress.fail("calibration refused: no \(kind == .gyroscope ? "gyroscope" : "accelerometer") among the sensors (\(names)); there is nothing to calibrate")
-            return exitUnavailable
+            return SysExit.unavailable
         }
         var estimator = CalibrationEstimator()
         let duration = Int64(seconds * 1e9)
@@ -113,7 +110,7 @@ enum CalibrationCommand {
                 sample = try driver.nextSample(shouldStop: { false })
             } catch {
                 progress.fail("the sensors failed while calibrating: \(error.message)")
-                return exitUnavailable
+                return SysExit.unavailable
             }
             guard let sample else {
                 progress.fail("the source ended after \(CalibrationFile.fixed(Double(estimator.elapsed) / 1e9, decimals: 1)) s")
@@ -140,7 +137,7 @@ enum CalibrationCommand {
             let text = CalibrationFile.render(measurement, sensors: names, writtenBy: "parallaxd --calibrate (directly)")
             if case .failure(let error) = CalibrationFile.write(text, to: path) {
                 progress.fail("measured, but \(error)")
-                return exitCannotCreate
+                return SysExit.cannotCreate
             }
             print(summary(measurement.report(file: path), how: "directly (parallaxd applies it when it starts)"))
             return 0
@@ -149,8 +146,8 @@ enum CalibrationCommand {
 
     static func exitCode(for failure: CalibrationFailure) -> Int32 {
         switch failure {
-        case .missingSensor: exitUnavailable
-        case .writeFailed: exitCannotCreate
+        case .missingSensor: SysExit.unavailable
+        case .writeFailed: SysExit.cannotCreate
         default: exitRefused
         }
     }

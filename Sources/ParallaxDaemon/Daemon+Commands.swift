@@ -1,4 +1,5 @@
 import CLinux
+import ParallaxConfig
 import ParallaxMotion
 import ParallaxProtocol
 

@@ -1,6 +1,7 @@
 import CLinux
 import Glibc
 import Logging
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol

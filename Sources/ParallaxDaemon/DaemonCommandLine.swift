@@ -1,3 +1,4 @@
+import ParallaxConfig
 import ParallaxProtocol
 
 /// parallaxd's command line (parallaxd(8), docs/man/parallaxd.8), parsed by hand.
@@ -14,9 +15,6 @@ public enum DaemonCommandLine {
         case version
         case help
     }
-
-    /// sysexits(3) EX_USAGE.
-    public static let exitUsage: Int32 = 64
 
     public static let usage = """
         USAGE: parallaxd [--config FILE] [--socket PATH] [--source SPEC] [--log-level LEVEL]
@@ -98,7 +96,7 @@ public enum DaemonCommandLine {
         switch parse(arguments) {
         case .failure(let error):
             DaemonMain.printError("parallaxd: \(error.message)\nUsage: parallaxd [--config FILE] [--socket PATH] [--source SPEC] [--log-level LEVEL]\n  See 'parallaxd --help' for more information.")
-            return exitUsage
+            return SysExit.usage
         case .success(.help):
             DaemonMain.printOutput(usage)
             return 0

@@ -1,14 +1,11 @@
 import Glibc
 import Logging
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxProtocol
 
 /// What `parallaxd` does for each command-line form (the executable only parses arguments).
 public enum DaemonMain {
-    /// sysexits(3): configuration error, as systemd and docs/configuration.md expect.
-    public static let exitConfig: Int32 = 78
-    /// sysexits(3): service unavailable (cannot bind, another daemon running).
-    public static let exitUnavailable: Int32 = 69
 
     public struct Options: Sendable, Equatable {
         public var configPath: String?
@@ -29,7 +26,7 @@ public enum DaemonMain {
                                      required: options.configPath != nil)
         for w in load.warnings { printError("\(w) (warning)") }
         for e in load.errors { printError("\(e)") }
-        if !load.errors.isEmpty { return exitConfig }
+        if !load.errors.isEmpty { return SysExit.config }
         print("configuration OK: \(load.files.isEmpty ? "built-in defaults" : load.files.joined(separator: ", "))")
         return 0
     }
@@ -40,7 +37,7 @@ public enum DaemonMain {
         let cliLevel = options.logLevel.flatMap(LogLevelName.parse)
         if let text = options.logLevel, cliLevel == nil {
             printError("parallaxd: --log-level \(text): expected error, warning, notice, info or debug")
-            return exitConfig
+            return SysExit.config
         }
         DaemonLogLevel.bootstrap(level: cliLevel ?? .info)
         let logger = Logger(label: "parallaxd")
@@ -50,7 +47,7 @@ public enum DaemonMain {
         for w in load.warnings { logger.warning("\(w)") }
         guard load.errors.isEmpty else {
             for e in load.errors { logger.error("\(e)") }
-            return exitConfig
+            return SysExit.config
         }
         var config = load.config
         if cliLevel == nil { DaemonLogLevel.level = config.logLevel } else { config.logLevel = cliLevel! }
@@ -58,7 +55,7 @@ public enum DaemonMain {
         if let source = options.source {
             do { config.source = try SourceSpec(parsing: source) } catch {
                 logger.error("--source: \(error.message)")
-                return exitConfig
+                return SysExit.config
             }
         }
         do {
@@ -66,7 +63,7 @@ public enum DaemonMain {
             return try daemon.run()
         } catch {
             logger.critical("cannot start: \(error)")
-            return exitUnavailable
+            return SysExit.unavailable
         }
     }
 
@@ -76,23 +73,23 @@ public enum DaemonMain {
         let seconds = seconds ?? Daemon.defaultCalibrationSeconds
         guard ProtocolConstants.calibrationSeconds.contains(seconds) else {
             printError("parallaxd: --seconds \(seconds): expected \(Int(ProtocolConstants.calibrationSeconds.lowerBound)) to \(Int(ProtocolConstants.calibrationSeconds.upperBound)) seconds")
-            return CalibrationCommand.exitUsage
+            return SysExit.usage
         }
         // Sensor drivers log through swift-log: warnings and worse only, on stderr, unless asked.
         let cliLevel = options.logLevel.flatMap(LogLevelName.parse)
         if let text = options.logLevel, cliLevel == nil {
             printError("parallaxd: --log-level \(text): expected error, warning, notice, info or debug")
-            return exitConfig
+            return SysExit.config
         }
         DaemonLogLevel.bootstrap(level: cliLevel ?? .warning)
         let load = ConfigLoader.load(path: options.configPath ?? DaemonConfig.defaultPath, required: options.configPath != nil)
         for e in load.errors { printError("\(e)") }
-        if !load.errors.isEmpty { return exitConfig }
+        if !load.errors.isEmpty { return SysExit.config }
         var config = load.config
         if let source = options.source {
             do { config.source = try SourceSpec(parsing: source) } catch {
                 printError("parallaxd: --source: \(error.message)")
-                return exitConfig
+                return SysExit.config
             }
         }
         // The daemon's socket: --socket, else $PARALLAXD_SOCKET (as for every client), else the config's.

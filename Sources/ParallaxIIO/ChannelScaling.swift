@@ -22,7 +22,7 @@ struct TriAxis {
             let scale: Double
             if channel.hasAttribute("scale") {
                 let text = (try? channel.read("scale").get()) ?? ""
-                guard let s = SysfsNumber.parseDouble(text), s != 0 else {
+                guard let s = DecimalNumber.parseDouble(text), s != 0 else {
                     throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable scale \"\(text)\" on \(channel.id)")
                 }
                 scale = s
@@ -32,7 +32,7 @@ struct TriAxis {
             var offset = 0.0
             if channel.hasAttribute("offset") {
                 let text = (try? channel.read("offset").get()) ?? ""
-                guard let o = SysfsNumber.parseDouble(text) else {
+                guard let o = DecimalNumber.parseDouble(text) else {
                     throw SensorError(.lost, "\(found.device.id) (\(found.device.name)): unparseable offset \"\(text)\" on \(channel.id)")
                 }
                 offset = o

@@ -74,11 +74,11 @@ enum IIODiscovery {
     /// Returns the device's rate afterwards (Hz), or nil if it has no such attribute.
     static func ensureRate(_ device: IIODeviceHandle, atLeast: Double, wanted: Double, logger: Logger) -> Double? {
         guard device.hasAttribute("sampling_frequency"),
-              let current = (try? device.read("sampling_frequency").get()).flatMap(SysfsNumber.parseDouble)
+              let current = (try? device.read("sampling_frequency").get()).flatMap(DecimalNumber.parseDouble)
         else { return nil }
         guard current < atLeast else { return current }
         let available = ((try? device.read("sampling_frequency_available").get()) ?? "")
-            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { SysfsNumber.parseDouble($0) }.sorted()
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { DecimalNumber.parseDouble($0) }.sorted()
         guard let choice = available.first(where: { $0 >= wanted }) ?? available.last, choice > current else {
             logger.warning("\(device.id) (\(device.name)) samples at \(current) Hz and offers nothing faster")
             return current

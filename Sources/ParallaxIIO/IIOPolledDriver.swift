@@ -139,7 +139,7 @@ public final class IIOPolledDriver: SensorDriver {
             switch axis.channels[i].read(axis.attribute) {
             case .failure(let error): return .failed(error)
             case .success(let text):
-                guard let value = SysfsNumber.parseDouble(text) else { return .garbage(text) }
+                guard let value = DecimalNumber.parseDouble(text) else { return .garbage(text) }
                 raw[i] = value
             }
         }

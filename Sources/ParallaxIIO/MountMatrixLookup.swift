@@ -60,7 +60,7 @@ struct MountMatrixLookup {
     private func firstUsable(_ candidates: [(String, FrameSource, () -> String?)], device: IIODeviceHandle) -> SensorFrame? {
         for (name, source, read) in candidates {
             guard let text = read() else { continue }
-            guard let matrix = SysfsNumber.parseMountMatrix(text) else {
+            guard let matrix = DecimalNumber.parseMountMatrix(text) else {
                 logger.warning("\(device.id) (\(device.name)): ignoring \(name) \"\(text)\": not nine numbers; trying the next source")
                 continue
             }

@@ -33,7 +33,7 @@ public enum TraceFormat {
                 throw TraceError(line: line, "expected 7 comma-separated fields (\(header)), found \(i + 1)")
             }
             guard !field.isEmpty else { continue }
-            guard let v = parseDouble(field) else {
+            guard let v = DecimalNumber.parseDouble(bytes: field) else {
                 throw TraceError(line: line, "\(i < 3 ? "accelerometer" : "gyroscope") value \"\(text(field))\" is not a finite number")
             }
             withUnsafeMutableBytes(of: &values) { $0.storeBytes(of: v, toByteOffset: i * 8, as: Double.self) }
@@ -111,19 +111,6 @@ public enum TraceFormat {
         return value
     }
 
-    /// A finite decimal number (digits, sign, point, exponent: no hex, inf or nan), C locale.
-    private static func parseDouble(_ field: UnsafeBufferPointer<UInt8>) -> Double? {
-        guard !field.isEmpty, field.count < 64, field.allSatisfy(SysfsNumber.isDecimalCharacter) else { return nil }
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer -> Double? in
-            for (i, c) in field.enumerated() { buffer[i] = CChar(bitPattern: c) }
-            buffer[field.count] = 0
-            var end: UnsafeMutablePointer<CChar>?
-            let value = plx_strtod_c(buffer.baseAddress!, &end)
-            guard end == buffer.baseAddress! + field.count, value.isFinite else { return nil }
-            return value
-        }
-    }
-
     /// Formats one row; numbers in plain C-locale notation.
     public static func formatRow(_ sample: Sample) -> String {
         func cells(_ v: Vector3?) -> String {
@@ -176,7 +163,7 @@ public final class TraceReader {
             lineNumber += 1
             let sample = try buffer.withUnsafeBufferPointer { (all) throws(SensorError) -> Sample? in
                 let line = UnsafeBufferPointer(rebasing: all[range])
-                guard let first = line.firstIndex(where: { !SysfsNumber.isBlank($0) }) else { return nil }
+                guard let first = line.firstIndex(where: { !DecimalNumber.isBlank($0) }) else { return nil }
                 // Data rows first: they are nearly every line, and parse without a String.
                 if sawHeader && line[first] != UInt8(ascii: "#") {
                     do throws(TraceError) {
@@ -190,7 +177,7 @@ public final class TraceReader {
                         throw SensorError(.invalidSource, "\(path):\(error.line): \(error.message)")
                     }
                 }
-                let text = SysfsNumber.trim(String(decoding: line, as: UTF8.self)[...])
+                let text = DecimalNumber.trim(String(decoding: line, as: UTF8.self)[...])
                 if text.hasPrefix("#") {
                     if !sawHeader { comments.append(String(text.dropFirst())) }
                     return nil

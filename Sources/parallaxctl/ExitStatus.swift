@@ -2,15 +2,14 @@
 
 import ArgumentParser
 import ParallaxClient
+import ParallaxConfig
 import ParallaxProtocol
 
 enum ExitStatus {
-    /// The daemon answered with an error reply.
+    /// The daemon answered with an error reply. The others are sysexits(3) (`SysExit`):
+    /// `unavailable` when parallaxd could not be reached, went away or did not answer,
+    /// `protocolError` when it answered something that makes no sense at that point.
     static let failure: Int32 = 1
-    /// EX_UNAVAILABLE: parallaxd could not be reached, or went away, or did not answer.
-    static let unavailable: Int32 = 69
-    /// EX_PROTOCOL: parallaxd answered something that makes no sense at that point.
-    static let protocolError: Int32 = 76
 }
 
 /// Prints an error reply as "parallaxctl: <code>: <message>" and returns exit status 1.
@@ -26,11 +25,11 @@ func reportClientError(_ error: ClientError) -> ExitCode {
         return reportErrorReply(reply)
     case .unexpectedReply:
         Console.error("\(error)")
-        return ExitCode(ExitStatus.protocolError)
+        return ExitCode(SysExit.protocolError)
     case .interrupted:
         return ExitCode.success
     case .cannotConnect, .closed, .io, .timedOut:
         Console.error("\(error)")
-        return ExitCode(ExitStatus.unavailable)
+        return ExitCode(SysExit.unavailable)
     }
 }

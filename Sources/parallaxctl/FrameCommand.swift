@@ -4,6 +4,7 @@
 
 import ArgumentParser
 import Logging
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 
@@ -39,7 +40,7 @@ struct FrameCommand: ParsableCommand {
             try guide(&finder, logger: logger)
         } catch {
             Console.error(error.message)
-            throw ExitCode(ExitStatus.unavailable)
+            throw ExitCode(SysExit.unavailable)
         }
         guard let result = finder.result else {
             let missing = finder.waitingFor.map { "\($0)" } ?? "a usable set of poses"

@@ -4,6 +4,7 @@
 import ArgumentParser
 import Glibc
 import Logging
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
@@ -57,7 +58,7 @@ struct RecordCommand: ParsableCommand {
             Console.error("recorded \(count) samples to \(file)")
         } catch let error as SensorError {
             Console.error(error.message)
-            throw ExitCode(ExitStatus.unavailable)
+            throw ExitCode(SysExit.unavailable)
         } catch let error as Errno {
             Console.error("\(file): \(error)")
             throw ExitCode(ExitStatus.failure)

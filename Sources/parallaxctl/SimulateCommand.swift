@@ -2,7 +2,8 @@
 // One JSON line per sample, so settings can be tuned without a device and compared with oracles.
 
 import ArgumentParser
-import ParallaxDaemon
+import ParallaxConfig
+import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
@@ -45,7 +46,7 @@ struct SimulateCommand: ParsableCommand {
             for w in load.warnings { Console.error("\(w) (warning)") }
             if !load.errors.isEmpty {
                 for e in load.errors { Console.error("\(e)") }
-                throw ExitCode(DaemonMain.exitConfig)
+                throw ExitCode(SysExit.config)
             }
             settings = load.config.motion
         }

@@ -1,4 +1,5 @@
 import Glibc
+import ParallaxConfig
 import ParallaxMotion
 import ParallaxProtocol
 import Testing

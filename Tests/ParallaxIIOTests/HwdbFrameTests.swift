@@ -28,7 +28,7 @@ import ParallaxMotion
         var determinants: [Int: Int] = [:]
         var repaired = 0
         for (line, text) in entries {
-            let matrix = try #require(SysfsNumber.parseMountMatrix(text), "line \(line): \"\(text)\" does not parse")
+            let matrix = try #require(DecimalNumber.parseMountMatrix(text), "line \(line): \"\(text)\" does not parse")
             determinants[Int(matrix.determinant.rounded()), default: 0] += 1
             switch FrameDerivation.fromHwdb(matrix) {
             case .failure(let refusal):

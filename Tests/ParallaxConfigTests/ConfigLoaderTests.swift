@@ -2,7 +2,7 @@ import Glibc
 import ParallaxIIO
 import ParallaxMotion
 import Testing
-@testable import ParallaxDaemon
+@testable import ParallaxConfig
 
 @Suite struct ConfigLoaderTests {
     private func parse(_ text: String, file: String = "test.conf") -> ConfigLoad {

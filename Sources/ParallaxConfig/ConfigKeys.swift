@@ -3,9 +3,9 @@ import ParallaxIIO
 import ParallaxMotion
 
 /// Why a value was refused.
-struct ConfigValueError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
+public struct ConfigValueError: Error {
+    public let message: String
+    public init(_ message: String) { self.message = message }
 }
 
 /// Every key parallaxd understands, by section, with how its value is parsed and checked.
@@ -95,7 +95,7 @@ enum ConfigKeys {
     }
 
     static func number(_ v: String, _ range: ClosedRange<Double>, unit: String) throws(ConfigValueError) -> Double {
-        guard let x = SysfsNumber.parseDouble(v) else { throw ConfigValueError("not a number (use a '.' as the decimal point)") }
+        guard let x = DecimalNumber.parseDouble(v) else { throw ConfigValueError("not a number (use a '.' as the decimal point)") }
         guard range.contains(x) else {
             throw ConfigValueError("out of range \(format(range.lowerBound))…\(format(range.upperBound))\(unit.isEmpty ? "" : " " + unit)")
         }
@@ -110,7 +110,7 @@ enum ConfigKeys {
 
     static func matrix(_ v: String) throws(ConfigValueError) -> MountMatrix? {
         if v.isEmpty { return nil }
-        guard let m = SysfsNumber.parseMountMatrix(v) else {
+        guard let m = DecimalNumber.parseMountMatrix(v) else {
             throw ConfigValueError("expected nine numbers \"a, b, c; d, e, f; g, h, i\"")
         }
         guard !m.isZeroRow else { throw ConfigValueError("a row of zeros would discard an axis") }

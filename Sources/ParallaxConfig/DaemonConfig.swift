@@ -59,7 +59,7 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `PrivilegedMaxRate=` (Hz): cap for root.
     public var privilegedMaxRate = 240
     /// `Subscribers=` and `Controllers=`: who may subscribe, who may use control commands.
-    var access = AccessPolicy()
+    public var access = AccessPolicy()
 
     // [Calibration]
     /// `File=`: gyroscope bias and friends, written by `parallaxd --calibrate`.

@@ -1,4 +1,4 @@
-import CInih
+import Glibc
 import Logging
 import ParallaxIIO
 import ParallaxMotion
@@ -10,6 +10,12 @@ public struct ConfigIssue: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var message: String
     public var description: String { "\(file):\(line): \(message)" }
+
+    public init(file: String, line: Int, message: String) {
+        self.file = file
+        self.line = line
+        self.message = message
+    }
 }
 
 /// The result of loading: the config plus every error and warning found on the way.
@@ -48,24 +54,34 @@ public enum ConfigLoader {
 
     /// Parses one file's text (exposed for tests).
     public static func parse(_ text: String, file: String, into result: inout ConfigLoad) {
-        let parser = Parser(text: text, file: file, config: result.config)
-        let unmanaged = Unmanaged.passRetained(parser)
-        defer { unmanaged.release() }
-        let rc = ini_parse_stream({ str, num, stream in
-            Unmanaged<Parser>.fromOpaque(stream!).takeUnretainedValue().nextLine(into: str!, capacity: Int(num))
-        }, unmanaged.toOpaque(), { user, section, name, value in
-            let parser = Unmanaged<Parser>.fromOpaque(user!).takeUnretainedValue()
-            return parser.handle(section: String(cString: section!), key: String(cString: name!),
-                                 value: String(cString: value!)) ? 1 : 0
-        }, unmanaged.toOpaque())
+        var config = result.config
+        var errors: [ConfigIssue] = []
+        var warnings: [ConfigIssue] = []
+        let rc = IniText.parse(text) { section, key, value, line in
+            guard let keys = ConfigKeys.table[section] else {
+                warnings.append(ConfigIssue(file: file, line: line, message: "unknown section [\(section)], ignored"))
+                return true
+            }
+            guard let apply = keys[key] else {
+                warnings.append(ConfigIssue(file: file, line: line, message: "unknown key \(key)= in [\(section)], ignored"))
+                return true
+            }
+            do throws(ConfigValueError) {
+                try apply(&config, value)
+                return true
+            } catch {
+                errors.append(ConfigIssue(file: file, line: line, message: "[\(section)] \(key)=\(value): \(error.message)"))
+                return false
+            }
+        }
         // inih reports syntax errors (a line that is neither section, key=value nor comment) as
         // the first failing line; our handler has already recorded value errors with messages.
-        if rc > 0 && !parser.errors.contains(where: { $0.line == Int(rc) }) {
-            parser.errors.append(ConfigIssue(file: file, line: Int(rc), message: "syntax error: expected [Section], Key=value or a # comment"))
+        if rc > 0 && !errors.contains(where: { $0.line == rc }) {
+            errors.append(ConfigIssue(file: file, line: rc, message: "syntax error: expected [Section], Key=value or a # comment"))
         }
-        result.config = parser.config
-        result.errors += parser.errors.sorted { $0.line < $1.line }
-        result.warnings += parser.warnings
+        result.config = config
+        result.errors += errors.sorted { $0.line < $1.line }
+        result.warnings += warnings
         result.files.append(file)
     }
 
@@ -83,7 +99,8 @@ public enum ConfigLoader {
         return names.sorted().map { dir + "/" + $0 }
     }
 
-    static func readFile(_ path: String) -> Result<String, Errno> {
+    /// A small text file (a config, a drop-in, the calibration file); at most 1 MiB.
+    public static func readFile(_ path: String) -> Result<String, Errno> {
         do {
             let fd = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
             defer { try? fd.close() }
@@ -101,59 +118,6 @@ public enum ConfigLoader {
             return .failure(error)
         } catch {
             return .failure(.ioError)
-        }
-    }
-}
-
-import Glibc
-
-/// One file's parse: feeds lines to inih (so the current line number is known when inih calls
-/// back) and applies each key to the config.
-private final class Parser {
-    let file: String
-    var config: DaemonConfig
-    var errors: [ConfigIssue] = []
-    var warnings: [ConfigIssue] = []
-    private let lines: [Substring]
-    private var index = 0
-
-    init(text: String, file: String, config: DaemonConfig) {
-        self.file = file
-        self.config = config
-        lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-    }
-
-    /// inih's reader: copies the next line (with its newline) into `buffer`.
-    func nextLine(into buffer: UnsafeMutablePointer<CChar>, capacity: Int) -> UnsafeMutablePointer<CChar>? {
-        guard index < lines.count, capacity > 1 else { return nil }
-        let line = Array(lines[index].utf8) + [UInt8(ascii: "\n")]
-        index += 1
-        let n = min(line.count, capacity - 1)
-        line.withUnsafeBufferPointer { src in
-            buffer.withMemoryRebound(to: UInt8.self, capacity: capacity) { dst in
-                dst.update(from: src.baseAddress!, count: n)
-                dst[n] = 0
-            }
-        }
-        return buffer
-    }
-
-    func handle(section: String, key: String, value: String) -> Bool {
-        let line = index
-        guard let keys = ConfigKeys.table[section] else {
-            warnings.append(ConfigIssue(file: file, line: line, message: "unknown section [\(section)], ignored"))
-            return true
-        }
-        guard let apply = keys[key] else {
-            warnings.append(ConfigIssue(file: file, line: line, message: "unknown key \(key)= in [\(section)], ignored"))
-            return true
-        }
-        do {
-            try apply(&config, value)
-            return true
-        } catch {
-            errors.append(ConfigIssue(file: file, line: line, message: "[\(section)] \(key)=\(value): \(error.message)"))
-            return false
         }
     }
 }

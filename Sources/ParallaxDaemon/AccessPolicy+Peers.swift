@@ -1,0 +1,45 @@
+import CLinux
+import CSystemd
+import Glibc
+import ParallaxConfig
+
+/// Matching peers against the access lists (the lists themselves are config: ParallaxConfig).
+extension AccessPolicy {
+    func maySubscribe(_ peer: PeerCredentials) -> Bool { Self.matches(subscribers, peer) }
+    func mayControl(_ peer: PeerCredentials) -> Bool { Self.matches(controllers, peer) }
+
+    /// Group names are resolved at each check (a group created after start counts at once);
+    /// checks happen per command, never per frame.
+    static func matches(_ rules: [AccessRule], _ peer: PeerCredentials) -> Bool {
+        rules.contains { rule in
+            switch rule {
+            case .everyone: true
+            case .root: peer.uid == 0
+            case .group(let name):
+                plx_group_id(name) >= 0 && peer.isMember(of: gid_t(plx_group_id(name)))
+            case .seat: hasActiveLocalSession(uid: peer.uid)
+            }
+        }
+    }
+
+    /// True if the user has an active session on a seat (a local console or graphical login,
+    /// not ssh). Without logind (containers, test machines) nobody has one.
+    static func hasActiveLocalSession(uid: uid_t) -> Bool {
+        var sessions: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        let n = sd_uid_get_sessions(uid, 1, &sessions)
+        guard n > 0, let sessions else { return false }
+        defer {
+            for i in 0..<Int(n) { free(sessions[i]) }
+            free(sessions)
+        }
+        for i in 0..<Int(n) {
+            guard let session = sessions[i] else { continue }
+            var seat: UnsafeMutablePointer<CChar>?
+            if sd_session_get_seat(session, &seat) >= 0, seat != nil {
+                free(seat)
+                if sd_session_is_remote(session) <= 0 { return true }
+            }
+        }
+        return false
+    }
+}
