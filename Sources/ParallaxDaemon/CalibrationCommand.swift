@@ -25,10 +25,10 @@ enum CalibrationCommand {
         let progress = CalibrationProgress()
         switch DaemonLink.connect(path: socketPath, helloTimeoutMs: helloTimeoutMs) {
         case .connected(let link):
-            progress.say("asking parallaxd on \(socketPath) to calibrate for \(CalibrationFile.fixed(seconds, decimals: 1)) s; keep the device still")
+            progress.say("asking parallaxd on \(socketPath) to calibrate for \(FixedDecimal.text(seconds, decimals: 1)) s; keep the device still")
             return throughDaemon(link, seconds: seconds, progress: progress)
         case .notAnswering(let why):
-            progress.say("parallaxd does not answer on \(socketPath) (\(why)): measuring directly for \(CalibrationFile.fixed(seconds, decimals: 1)) s; keep the device still")
+            progress.say("parallaxd does not answer on \(socketPath) (\(why)): measuring directly for \(FixedDecimal.text(seconds, decimals: 1)) s; keep the device still")
             return direct(config: config, seconds: seconds, progress: progress)
         case .refused(let error):
             // A daemon is running (it holds the sensors and would not apply a file written behind
@@ -113,7 +113,7 @@ enum CalibrationCommand {
                 return SysExit.unavailable
             }
             guard let sample else {
-                progress.fail("the source ended after \(CalibrationFile.fixed(Double(estimator.elapsed) / 1e9, decimals: 1)) s")
+                progress.fail("the source ended after \(FixedDecimal.text(Double(estimator.elapsed) / 1e9, decimals: 1)) s")
                 return exitCode(for: .noSamples)
             }
             if let refusal = estimator.add(sample) {
@@ -155,15 +155,15 @@ enum CalibrationCommand {
     /// What was measured, for the person at the terminal.
     static func summary(_ r: CalibrationResult, how: String) -> String {
         func triple(_ v: CalibrationVector, _ d: Int) -> String {
-            [v.x, v.y, v.z].map { CalibrationFile.fixed($0, decimals: d) }.joined(separator: ", ")
+            [v.x, v.y, v.z].map { FixedDecimal.text($0, decimals: d) }.joined(separator: ", ")
         }
         return """
-            calibrated \(how): \(CalibrationFile.fixed(r.seconds, decimals: 1)) s, \(r.samples) samples
+            calibrated \(how): \(FixedDecimal.text(r.seconds, decimals: 1)) s, \(r.samples) samples
               gyroscope bias      \(triple(r.gyroBias, 6)) rad/s
               gyroscope noise     \(triple(r.gyroNoise, 6)) rad/s
               accelerometer mean  \(triple(r.accelMean, 4)) m/s²
               accelerometer noise \(triple(r.accelNoise, 4)) m/s²
-              scale error         \(CalibrationFile.fixed(r.accelScaleError * 100, decimals: 3)) %
+              scale error         \(FixedDecimal.text(r.accelScaleError * 100, decimals: 3)) %
             written to \(r.file)
             """
     }

@@ -166,7 +166,7 @@ struct CalibrationEstimator: Sendable {
 
     static let degreesPerRadian = 180 / Double.pi
 
-    private func fixed(_ x: Double, _ decimals: Int) -> String { CalibrationFile.fixed(x, decimals: decimals) }
+    private func fixed(_ x: Double, _ decimals: Int) -> String { FixedDecimal.text(x, decimals: decimals) }
 
     static func largestComponent(_ v: Vector3) -> Double {
         max(abs(v.x), abs(v.y), abs(v.z))

@@ -1,5 +1,7 @@
 import Glibc
+import ParallaxConfig
 import ParallaxMotion
+import ParallaxProtocol
 
 /// The calibration file on disk (docs/configuration.md "Calibration file": INI with `[Gyroscope] Bias=bx, by, bz`):
 /// how a measurement is written as text, and how the file is replaced so that a crash at any
@@ -16,8 +18,8 @@ enum CalibrationFile {
         let gyroDecimals = 6
         let accelDecimals = 4
         return """
-            # parallaxd calibration, written by \(writtenBy) at \(utcTimestamp(now)).
-            # The device lay still for \(fixed(m.seconds, decimals: 3)) s (\(m.samples) samples). Device frame: x to the right
+            # parallaxd calibration, written by \(writtenBy) at \(UTCTimestamp.text(now)).
+            # The device lay still for \(FixedDecimal.text(m.seconds, decimals: 3)) s (\(m.samples) samples). Device frame: x to the right
             # of the screen, y to its top, z toward the viewer. parallaxd subtracts [Gyroscope] Bias=
             # from every gyroscope sample; the other values are measurements kept for reference.
             # Run `parallaxd --calibrate` again to replace this file.
@@ -34,10 +36,10 @@ enum CalibrationFile {
             # Standard deviation at rest (m/s²).
             Noise=\(triple(m.accelNoise, accelDecimals))
             # |Mean| / 9.80665 - 1 (local gravity itself differs from standard gravity by up to 0.3 %).
-            ScaleError=\(fixed(m.accelScaleError, decimals: 5))
+            ScaleError=\(FixedDecimal.text(m.accelScaleError, decimals: 5))
 
             [Measurement]
-            Seconds=\(fixed(m.seconds, decimals: 3))
+            Seconds=\(FixedDecimal.text(m.seconds, decimals: 3))
             Samples=\(m.samples)
             Sensors=\(sensors)
 
@@ -57,7 +59,9 @@ enum CalibrationFile {
     /// rename itself survives a power cut. Readers see the old file or the new one, never a mix.
     static func write(_ text: String, to path: String) -> Result<Void, WriteError> {
         let (directory, name) = split(path)
-        if let error = makeDirectories(directory) { return .failure(error) }
+        if let failed = Directories.create(directory, mode: directoryMode) {
+            return .failure(WriteError(path: failed.directory, step: "create the directory", errno: failed.error.rawValue))
+        }
         let temporary = directory + "/." + name + ".tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
         guard fd >= 0 else { return .failure(WriteError(path: temporary, step: "create", errno: errno)) }
@@ -97,57 +101,12 @@ enum CalibrationFile {
 
     /// (directory, file name); a bare name lives in ".".
     static func split(_ path: String) -> (String, String) {
-        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-        let directory = slash == path.startIndex ? "/" : String(path[..<slash])
-        return (directory, String(path[path.index(after: slash)...]))
+        let name = path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+        return (Directories.parent(of: path), name)
     }
-
-    /// mkdir -p; nil on success.
-    private static func makeDirectories(_ directory: String) -> WriteError? {
-        var st = stat()
-        if stat(directory, &st) == 0 { return nil }
-        let (parent, _) = split(directory)
-        if parent != directory, let error = makeDirectories(parent) { return error }
-        if mkdir(directory, directoryMode) != 0 && errno != EEXIST {
-            return WriteError(path: directory, step: "create the directory", errno: errno)
-        }
-        return nil
-    }
-
-    /// `x` with `decimals` places, rounded half away from zero, never "-0" (locale-independent,
-    /// no Foundation).
-    static func fixed(_ x: Double, decimals: Int) -> String {
-        guard x.isFinite else { return "0" }
-        let places = min(max(decimals, 0), maxDecimals)
-        var scale = 1.0
-        for _ in 0..<places { scale *= 10 }
-        let scaled = (x.magnitude * scale).rounded(.toNearestOrAwayFromZero)
-        guard scaled < 9e15 else { return x < 0 ? "-\(x.magnitude)" : "\(x)" }
-        let units = UInt64(scaled)
-        let divisor = UInt64(scale)
-        var text = x < 0 && units != 0 ? "-" : ""
-        text += String(units / divisor)
-        if places > 0 {
-            let fraction = String(units % divisor)
-            text += "." + String(repeating: "0", count: places - fraction.count) + fraction
-        }
-        return text
-    }
-
-    private static let maxDecimals = 9
 
     /// "0.020235, -0.014910, 0.009585": a vector as the file and the logs write it.
     static func triple(_ v: Vector3, decimals: Int) -> String {
-        "\(fixed(v.x, decimals: decimals)), \(fixed(v.y, decimals: decimals)), \(fixed(v.z, decimals: decimals))"
-    }
-
-    /// "2025-01-31T12:00:00Z".
-    static func utcTimestamp(_ t: time_t) -> String {
-        var time = t
-        var parts = tm()
-        guard gmtime_r(&time, &parts) != nil else { return "an unknown time" }
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        "\(FixedDecimal.text(v.x, decimals: decimals)), \(FixedDecimal.text(v.y, decimals: decimals)), \(FixedDecimal.text(v.z, decimals: decimals))"
     }
 }

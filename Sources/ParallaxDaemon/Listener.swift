@@ -8,6 +8,8 @@ struct Listener {
     /// The path we bound and must unlink at exit (nil when systemd owns the socket).
     let ownedPath: String?
     let description: String
+    /// Permission bits of a directory created for the socket (as systemd's RuntimeDirectory= makes it).
+    static let directoryMode: mode_t = 0o755
 
     static func open(path: String, mode: UInt32) -> Result<Listener, ListenerError> {
         switch Systemd.activatedListener() {
@@ -15,8 +17,9 @@ struct Listener {
         case .success(let fd?): return .success(Listener(fd: fd, ownedPath: nil, description: "socket from systemd (fd \(fd))"))
         case .success(nil): break
         }
-        if let parent = parentDirectory(path), let error = makeDirectories(parent) {
-            return .failure(ListenerError("cannot create \(parent): \(error)"))
+        let parent = Directories.parent(of: path)
+        if let failed = Directories.create(parent, mode: Self.directoryMode) {
+            return .failure(ListenerError("cannot create \(parent): \(failed.error)"))
         }
         // A socket file left by a crashed daemon would make bind fail. Remove it only if nobody
         // answers on it: two daemons on one socket would split the clients between them.
@@ -41,19 +44,5 @@ struct Listener {
     func close() {
         _ = Glibc.close(fd)
         if let ownedPath { unlink(ownedPath) }
-    }
-
-    private static func parentDirectory(_ path: String) -> String? {
-        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return nil }
-        return String(path[..<slash])
-    }
-
-    /// mkdir -p with mode 0755; nil on success.
-    private static func makeDirectories(_ dir: String) -> Errno? {
-        var st = stat()
-        if stat(dir, &st) == 0 { return nil }
-        if let parent = parentDirectory(dir), let e = makeDirectories(parent) { return e }
-        if mkdir(dir, 0o755) != 0 && errno != EEXIST { return Errno(rawValue: errno) }
-        return nil
     }
 }

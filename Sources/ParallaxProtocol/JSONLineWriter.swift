@@ -12,12 +12,6 @@ public struct JSONLineWriter: Sendable {
     /// True when the previous token completed a value, so the next key or element needs a comma.
     private var needsComma = false
 
-    /// Most decimals `fixed(_:decimals:)` writes (10^9 keeps the scaled value inside UInt64).
-    public static let maxDecimals = 9
-    /// Largest `|value| × 10^decimals` that `fixed(_:decimals:)` writes; larger values are clamped
-    /// to it (fixed-point output is meant for bounded quantities: offsets, rates, seconds).
-    public static let maxFixedScaled = 1e18
-
     /// - Parameter capacity: bytes reserved up front (default 128, bytes; an offset line is ~70).
     public init(capacity: Int = 128) {
         bytes = []
@@ -123,41 +117,12 @@ public struct JSONLineWriter: Sendable {
     private static let exactIntegerLimit = 9_007_199_254_740_992.0
 
     /// Writes `value` rounded (half away from zero) to `decimals` places, trailing zeros dropped:
-    /// 0.1234, -0.0456, 0, 1. Never "-0", never an exponent; non-finite values write 0.
-    /// - Parameters:
-    ///   - value: the number; `|value| × 10^decimals` is clamped to `maxFixedScaled`.
-    ///   - decimals: places after the point (0...`maxDecimals`, digits; clamped).
+    /// 0.1234, -0.0456, 0, 1 (`FixedDecimal`, `.trimmed`).
     public mutating func fixed(_ value: Double, decimals: Int) {
         separateValue()
-        JSONLineWriter.appendFixed(value, decimals: decimals, to: &bytes)
+        FixedDecimal.append(value, decimals: decimals, to: &bytes)
         needsComma = true
     }
-
-    /// The body of `fixed(_:decimals:)`, for encoders that append to their own buffer.
-    static func appendFixed(_ value: Double, decimals: Int, to bytes: inout [UInt8]) {
-        let places = min(max(decimals, 0), maxDecimals)
-        let scale = powersOfTen[places]
-        let finite = value.isFinite ? value : 0
-        let rounded = (finite.magnitude * Double(scale)).rounded(.toNearestOrAwayFromZero)
-        let scaled = UInt64(min(rounded, maxFixedScaled))
-        // The sign is decided after rounding, so -0.00001 at 4 places becomes "0", not "-0".
-        if finite < 0, scaled != 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDecimal(scaled / scale, to: &bytes)
-        var fraction = scaled % scale
-        var digits = places
-        while digits > 0, fraction % 10 == 0 {
-            fraction /= 10
-            digits -= 1
-        }
-        if digits > 0 {
-            bytes.append(UInt8(ascii: "."))
-            appendDecimal(fraction, minimumDigits: digits, to: &bytes)
-        }
-    }
-
-    private static let powersOfTen: [UInt64] = [
-        1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000,
-    ]
 
     /// Echoes any JSON value (used for request ids).
     public mutating func value(_ value: JSONValue) {
@@ -200,28 +165,7 @@ public struct JSONLineWriter: Sendable {
     }
 
     private mutating func appendDecimal(_ value: UInt64, minimumDigits: Int = 1) {
-        JSONLineWriter.appendDecimal(value, minimumDigits: minimumDigits, to: &bytes)
-    }
-
-    /// Appends the decimal digits of `value`, left-padded with zeros to `minimumDigits`, without
-    /// allocating beyond the buffer's growth.
-    static func appendDecimal(_ value: UInt64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
-        var count = 1
-        var rest = value / 10
-        while rest > 0 {
-            count += 1
-            rest /= 10
-        }
-        count = max(count, minimumDigits)
-        let end = bytes.count + count
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-        var remaining = value
-        var position = end - 1
-        while remaining > 0 {
-            bytes[position] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-            position -= 1
-        }
+        FixedDecimal.appendDecimal(value, minimumDigits: minimumDigits, to: &bytes)
     }
 
     /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped,

@@ -21,18 +21,18 @@ extension ServerMessage {
         seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, into bytes: inout [UInt8]
     ) {
         JSONLineWriter.appendASCII(#"{"type":"offset","seq":"#, to: &bytes)
-        JSONLineWriter.appendDecimal(seq, to: &bytes)
+        FixedDecimal.appendDecimal(seq, to: &bytes)
         JSONLineWriter.appendASCII(#","t":"#, to: &bytes)
         if t < 0 { bytes.append(UInt8(ascii: "-")) }
-        JSONLineWriter.appendDecimal(t.magnitude, to: &bytes)
+        FixedDecimal.appendDecimal(t.magnitude, to: &bytes)
         JSONLineWriter.appendASCII(#","x":"#, to: &bytes)
-        JSONLineWriter.appendFixed(x, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        FixedDecimal.append(x, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII(#","y":"#, to: &bytes)
-        JSONLineWriter.appendFixed(y, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        FixedDecimal.append(y, decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII(#","vx":"#, to: &bytes)
-        JSONLineWriter.appendFixed(clampedVelocity(vx), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        FixedDecimal.append(clampedVelocity(vx), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII(#","vy":"#, to: &bytes)
-        JSONLineWriter.appendFixed(clampedVelocity(vy), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        FixedDecimal.append(clampedVelocity(vy), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII("}\n", to: &bytes)
     }
 

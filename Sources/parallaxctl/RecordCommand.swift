@@ -41,7 +41,7 @@ struct RecordCommand: ParsableCommand {
             let fd = try FileDescriptor.open(file, .writeOnly, options: [.create, .truncate, .closeOnExec],
                                              permissions: [.ownerReadWrite, .groupRead, .otherRead])
             defer { try? fd.close() }
-            var header = ["# parallaxd trace recorded by parallaxctl \(ProtocolConstants.serverVersion) on \(utcNow())",
+            var header = ["# parallaxd trace recorded by parallaxctl \(ProtocolConstants.serverVersion) on \(UTCTimestamp.text(time(nil)))",
                           "# source: \(spec)"]
             for s in driver.sensors {
                 header.append("# \(s.kind.rawValue): \(s.device) at \(s.location), \(s.rate) Hz, mount matrix \(s.mountMatrix.values) from \(s.mountMatrixSource)")
@@ -63,15 +63,6 @@ struct RecordCommand: ParsableCommand {
             Console.error("\(file): \(error)")
             throw ExitCode(ExitStatus.failure)
         }
-    }
-
-    private func utcNow() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        var buffer = [CChar](repeating: 0, count: 32)
-        let n = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%SZ", &parts)
-        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -1,28 +1,22 @@
 // Fixed-width number formatting for terminal lines (no Foundation, so no String(format:)).
 
+import ParallaxProtocol
+
 enum TextFormat {
     /// `value` with a sign and exactly `decimals` places: "+0.1234", "-0.0456", "+0.0000".
     static func signed(_ value: Double, decimals: Int) -> String {
-        let scale = (0..<decimals).reduce(1.0) { product, _ in product * 10 }
-        let finite = value.isFinite ? value : 0
-        let scaled = Int64((finite.magnitude * scale).rounded(.toNearestOrAwayFromZero))
-        let sign = finite < 0 && scaled != 0 ? "-" : "+"
-        return sign + unsigned(scaled, decimals: decimals)
+        FixedDecimal.text(value, decimals: decimals, plusSign: true)
     }
 
     /// Nanoseconds as seconds with 6 decimals: 5123456789012 → "5123.456789".
     static func seconds(nanoseconds: Int64) -> String {
         let nanosecondsPerMicrosecond: Int64 = 1_000
-        let micro = nanoseconds.magnitude / UInt64(nanosecondsPerMicrosecond)
-        return (nanoseconds < 0 ? "-" : "") + unsigned(Int64(clamping: micro), decimals: 6)
+        return FixedDecimal.text(units: nanoseconds / nanosecondsPerMicrosecond, decimals: 6)
     }
 
     /// A rate or duration with at most one decimal: 60 → "60", 99.84 → "99.8".
     static func short(_ value: Double) -> String {
-        let finite = value.isFinite ? value : 0
-        let tenths = Int64((finite.magnitude * 10).rounded(.toNearestOrAwayFromZero))
-        let sign = finite < 0 && tenths != 0 ? "-" : ""
-        return sign + (tenths % 10 == 0 ? String(tenths / 10) : unsigned(tenths, decimals: 1))
+        FixedDecimal.text(value, decimals: 1, zeros: .trimmed)
     }
 
     /// Whole seconds as "3 h 02 min 05 s", "2 min 05 s" or "7 s".
@@ -50,15 +44,6 @@ enum TextFormat {
         cells[halfWidth] = "|"
         cells[position] = "#"
         return "[" + String(cells) + "]"
-    }
-
-    /// `value` / 10^decimals written with exactly `decimals` places.
-    private static func unsigned(_ value: Int64, decimals: Int) -> String {
-        guard decimals > 0 else { return String(value) }
-        var digits = String(value.magnitude)
-        if digits.count <= decimals { digits = String(repeating: "0", count: decimals + 1 - digits.count) + digits }
-        let split = digits.index(digits.endIndex, offsetBy: -decimals)
-        return digits[..<split] + "." + digits[split...]
     }
 
     private static func padded(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }

@@ -89,19 +89,6 @@ import Testing
         #expect(Self.read(path) == "[Gyroscope]\nBias=0.01, 0.02, 0.03\n")
     }
 
-    @Test(arguments: [
-        (0.0, 3, "0.000"), (-0.00001, 4, "0.0000"), (0.00005, 4, "0.0001"),
-        (-0.00005, 4, "-0.0001"), (1.5, 0, "2"), (-2.5, 0, "-3"), (9.80665, 2, "9.81"), (-0.014910, 6, "-0.014910"),
-    ] as [(Double, Int, String)])
-    func fixedPointText(value: Double, decimals: Int, text: String) {
-        #expect(CalibrationFile.fixed(value, decimals: decimals) == text)
-    }
-
-    @Test func timestampsAreUTC() {
-        #expect(CalibrationFile.utcTimestamp(0) == "1970-01-01T00:00:00Z")
-        #expect(CalibrationFile.utcTimestamp(1_700_000_000) == "2023-11-14T22:13:20Z")
-    }
-
     /// The protocol's calibration lines survive encoding and decoding.
     @Test func calibrationLinesRoundTrip() {
         let result = Self.measurement.report(file: "/var/lib/parallaxd/calibration.conf")
