@@ -1,0 +1,71 @@
+import CIIO
+import Glibc
+import Logging
+
+/// Getting a device ready for buffered capture: its trigger, the kernel queue's length and
+/// watermark, and what to say when the buffer cannot be made.
+extension IIOBufferedDriver {
+    /// Uses the device's trigger, or assigns one: its own "<name>-dev<N>" if the context has it,
+    /// else the first trigger there is. A device without a trigger directory (hardware FIFO,
+    /// HID sensor hubs) needs none.
+    static func ensureTrigger(_ device: IIODeviceHandle, context: IIOContext, logger: Logger) throws(Unavailable) {
+        var current: OpaquePointer?
+        let rc = iio_device_get_trigger(device.pointer, &current)
+        if rc < 0 {
+            if rc == -ENXIO { return }  // a trigger outside this context (kernel-internal): it exists
+            logger.debug("\(device.id) (\(device.name)) has no trigger to choose (\(IIOContext.describe(errno: -rc)))")
+            return
+        }
+        if let current {
+            logger.info("\(device.id) (\(device.name)): using its current trigger \(IIODeviceHandle(pointer: current).name)")
+            return
+        }
+        let triggers = context.devices.filter { iio_device_is_trigger($0.pointer) }
+        // "iio:device3" → "bmi160-dev3", the name the driver's own data-ready trigger gets.
+        let ownName = "\(device.name)-dev\(device.id.dropFirst("iio:device".count))"
+        guard let trigger = triggers.first(where: { $0.name == ownName }) ?? triggers.first else {
+            throw Unavailable(reason: "\(device.id) (\(device.name)) has no trigger and none exists to assign")
+        }
+        let set = iio_device_set_trigger(device.pointer, trigger.pointer)
+        guard set >= 0 else {
+            throw Unavailable(reason: "cannot assign trigger \(trigger.name) to \(device.id): \(IIOContext.describe(errno: -set))")
+        }
+        logger.info("\(device.id) (\(device.name)): assigned trigger \(trigger.name)")
+    }
+
+    /// Makes the kernel queue deep enough to sleep through and wake poll() at every scan.
+    ///
+    /// Why: libiio sets buffer/watermark to its refill size (16), and the kernel reports the
+    /// buffer readable only once that many scans wait: 80 ms at 200 Hz before the first scan is
+    /// seen. Both attributes only change while the buffer is disabled, so briefly disable it.
+    /// Returns the queue length in scans and whether the watermark is now 1.
+    static func configureKernelQueue(_ device: IIODeviceHandle, logger: Logger) throws(Unavailable) -> (Int, Bool) {
+        func write(_ attr: String, _ value: Int) -> Int {
+            iio_device_buffer_attr_write(device.pointer, attr, String(value))
+        }
+        let libiioLength = scansPerRefill * 4
+        guard write("enable", 0) >= 0 else {
+            logger.info("\(device.id) (\(device.name)): cannot disable the buffer to lower its watermark: reading every half period")
+            return (libiioLength, false)
+        }
+        let length = write("length", kernelQueueScans) >= 0 ? kernelQueueScans : libiioLength
+        let watermark = write("watermark", 1)
+        let enabled = write("enable", 1)
+        guard enabled >= 0 else {
+            throw Unavailable(reason: "cannot re-enable the buffer of \(device.id): \(IIOContext.describe(errno: Int32(-enabled)))")
+        }
+        if watermark < 0 {
+            logger.info("\(device.id) (\(device.name)): buffer watermark not settable (\(IIOContext.describe(errno: Int32(-watermark)))): reading every half period")
+        }
+        return (length, watermark >= 0)
+    }
+
+    /// Why `iio_device_create_buffer` failed, in words an administrator can act on.
+    static func explainCreateFailure(errno err: Int32, deviceID: String, deviceName: String) -> String {
+        switch err {
+        case EBUSY: "buffer busy (held by another process, e.g. iio-sensor-proxy)"
+        case EACCES, EPERM: "no permission to enable the buffer of \(deviceID) (\(IIOContext.describe(errno: err)))"
+        default: "cannot enable the buffer of \(deviceID) (\(deviceName)): \(IIOContext.describe(errno: err))"
+        }
+    }
+}
