@@ -44,8 +44,7 @@ extension Daemon {
                 }
                 switch event {
                 case .line(let line): handleLine(line, from: client)
-                case .tooLong:
-                    reject(ProtocolError(code: .tooLong, message: "line longer than \(ProtocolConstants.maxLineLength) bytes", id: nil), from: client)
+                case .tooLong: reject(.lineTooLong, from: client)
                 }
             }
             if n < readBuffer.count { return }

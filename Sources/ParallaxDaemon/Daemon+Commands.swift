@@ -21,6 +21,12 @@ extension Daemon {
 
     private func handle(_ request: ClientRequest, from client: ClientConnection) {
         let id = request.id
+        // Control commands change what every user sees: `[Access] Controllers=` (root and admin groups).
+        if request.command.requiresPrivilege && !config.access.mayControl(client.peer) {
+            deny(ProtocolError(code: .permissionDenied,
+                message: "\(request.command.name) needs \(AccessPolicy.describe(config.access.controllers))", id: id), from: client, request.command.name)
+            return
+        }
         switch request.command {
         case .subscribe(let rate, let rotationDegrees):
             guard config.access.maySubscribe(client.peer) else {
@@ -53,28 +59,15 @@ extension Daemon {
         case .status:
             write(ServerMessage.status(statusReport(), id: id).encode(), to: client)
         case .recenter:
-            guard authorizeControl(client, "recenter", id: id) else { return }
             engine.recenter()
             write(ServerMessage.ok(id: id).encode(), to: client)
         case .setReduceMotion(let on):
-            guard authorizeControl(client, "set", id: id) else { return }
             // The reply first, then its consequences (the (0, 0) frame and state lines).
             write(ServerMessage.ok(id: id).encode(), to: client)
             setReduceMotion(on)
         case .calibrate(let seconds):
-            guard authorizeControl(client, "calibrate", id: id) else { return }
             startCalibration(seconds: seconds, for: client, id: id)  // CalibrationRun.swift
         }
-    }
-
-    /// Control commands change what every user sees: `[Access] Controllers=` (root and admin groups).
-    private func authorizeControl(_ client: ClientConnection, _ command: String, id: JSONValue?) -> Bool {
-        guard config.access.mayControl(client.peer) else {
-            deny(ProtocolError(code: .permissionDenied,
-                message: "\(command) needs \(AccessPolicy.describe(config.access.controllers))", id: id), from: client, command)
-            return false
-        }
-        return true
     }
 
     func stateLine() -> [UInt8] {

@@ -1,10 +1,27 @@
 import CLinux
 import ParallaxIIO
 import ParallaxMotion
+import ParallaxProtocol
 
-/// Samples → engine → hub.
-extension Daemon {
-    func handle(_ sample: Sample) {
+/// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
+extension Daemon: SensorEvents, HubOutput {
+    func sensorsOpened() { engine.reset() }
+
+    func sensorStateChanged(_ state: SensorState) {
+        logger.info("sensor state: \(state.rawValue)")
+        broadcastState()
+        notifyServing()
+    }
+
+    func sensorsFirstOutcome() { announceReady() }
+
+    func sampleBatchEnded() { hub.deliver() }
+
+    func transmit(_ line: [UInt8], to client: ClientConnection) { write(line, to: client) }
+
+    func refreshFrames() { supervisor.pump() }
+
+    func sensorSample(_ sample: Sample) {
         // A calibration in progress sees every sample as the sensor gave it (CalibrationRun.swift).
         if calibrationRun != nil { calibrationSample(sample) }
         guard !reduceMotion else { return }

@@ -16,8 +16,13 @@ public final class Daemon {
     let configRequired: Bool
     let listener: Listener
     var listenerToken: EventLoop.Token?
-    var hub: Hub!
-    var supervisor: Supervisor!
+    /// Frames to subscribers; its output is this daemon (`HubOutput`, Daemon+Motion.swift).
+    private(set) lazy var hub = Hub(loop: loop, output: self)
+    /// Sensors opened on demand; its events come here (`SensorEvents`, Daemon+Motion.swift).
+    private(set) lazy var supervisor = Supervisor(
+        loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),
+        source: config.source.description, factory: makeFactory(config), linger: config.linger)
+    let sensorWakeup: SensorWakeup
     var engine: MotionEngine
     var clients: [Int: ClientConnection] = [:]
     /// Connection slots and who gives one up (ConnectionSlots.swift, Daemon+Admission.swift).
@@ -35,6 +40,9 @@ public final class Daemon {
     var calibrationRun: CalibrationRun?
     var exitCode: Int32 = 0
     var frameTimes = RateMeter()
+    /// READY=1 has been sent; the timer that sends it if the sensors take too long to answer.
+    var announcedReady = false
+    var readinessFallback: EventLoop.TimerID?
 
     /// Bad lines a client may send before it is disconnected.
     static let strikeLimit = 10
@@ -55,20 +63,10 @@ public final class Daemon {
         case .success(let l): listener = l
         case .failure(let e): throw e
         }
-        hub = Hub(loop: loop) { [unowned self] client, line in self.write(line, to: client) }
-        supervisor = try Supervisor(loop: loop, logger: Logger(label: "parallaxd.sensors"),
-                                    source: config.source.description,
-                                    factory: makeFactory(config), linger: config.linger)
-        supervisor.onSample = { [unowned self] sample in self.handle(sample) }
-        supervisor.nextSampleNeed = { [unowned self] in self.nextSampleNeed() }
-        supervisor.onBatchEnd = { [unowned self] in self.hub.deliver() }
-        hub.refresh = { [unowned self] in self.supervisor.pump() }
-        supervisor.onOpened = { [unowned self] in self.engine.reset() }
-        supervisor.onStateChange = { [unowned self] state in
-            self.logger.info("sensor state: \(state.rawValue)")
-            self.broadcastState()
-            self.notifyServing()
-        }
+        sensorWakeup = try SensorWakeup()
+        // The parts that report to this daemon, built now that it exists, in dependency order.
+        _ = hub
+        _ = supervisor
         loadCalibration()
     }
 
@@ -87,33 +85,35 @@ public final class Daemon {
             }
         }
         listenerToken = try loop.watch(listener.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.acceptClients() }
+        _ = try loop.watch(sensorWakeup.fd.rawValue, events: PLX_EPOLLIN) { [unowned self] _ in self.supervisor.samplesReady() }
         startWatchdog()
         logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(listener.description), source \(config.source)")
         // READY=1 once the socket serves and the first look at the sensors has an outcome, so
         // the first state line a client gets is a fact, not a guess. A slow source (a remote
         // iiod) does not hold readiness back for more than `readinessWait`.
-        var ready = false
-        var fallback: EventLoop.TimerID?
-        let announce = { [unowned self] in
-            guard !ready else { return }
-            ready = true
-            // An idle daemon wakes for nothing: the fallback timer goes once readiness is sent.
-            if let fallback { self.loop.cancel(fallback) }
-            Systemd.notify("READY=1\nSTATUS=\(self.servingStatus)\nMAINPID=\(getpid())")
-        }
         if reduceMotion {
-            announce()
+            announceReady()
         } else {
-            // Learn what sensors there are now, then let them close after the linger unless
-            // someone subscribes.
-            supervisor.onFirstOutcome = announce
+            // Learn what sensors there are now (`sensorsFirstOutcome` announces), then let them
+            // close after the linger unless someone subscribes.
             supervisor.setDemand(true)
             supervisor.setDemand(false)
-            if !ready { fallback = loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { announce() } }
+            if !announcedReady {
+                readinessFallback = loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { [unowned self] in self.announceReady() }
+            }
         }
         loop.run()
         shutdown()
         return exitCode
+    }
+
+    /// READY=1, once.
+    func announceReady() {
+        guard !announcedReady else { return }
+        announcedReady = true
+        // An idle daemon wakes for nothing: the fallback timer goes once readiness is sent.
+        if let readinessFallback { loop.cancel(readinessFallback) }
+        Systemd.notify("READY=1\nSTATUS=\(servingStatus)\nMAINPID=\(getpid())")
     }
 
     private func handleSignal(_ signo: Int32) {

@@ -2,6 +2,15 @@ import CLinux
 import ParallaxMotion
 import ParallaxProtocol
 
+/// Where the hub's lines go, and where fresher frames come from (the daemon: Daemon+Motion.swift).
+protocol HubOutput: AnyObject {
+    /// Writes a line to a client, handling blocked and failed sockets (the server's job).
+    func transmit(_ line: [UInt8], to client: ClientConnection)
+    /// Brings the latest frame up to date before the fallback timer delivers it: samples may be
+    /// waiting in the capture queue when input stopped short of a due time.
+    func refreshFrames()
+}
+
 /// Fans frames and state lines out to subscribers.
 ///
 /// Latest-value semantics: the hub keeps only the newest frame. Each subscriber gets it when its
@@ -24,11 +33,7 @@ final class Hub {
     private var timer: EventLoop.TimerID?
     private var timerDeadline: Int64 = 0
     private let loop: EventLoop
-    /// Writes a line to a client, handling blocked and failed sockets (the server's job).
-    private let transmit: (ClientConnection, [UInt8]) -> Void
-    /// Brings `latest` up to date before the fallback timer delivers it: samples may be waiting
-    /// in the capture queue when input stopped short of a due time (the daemon drains them).
-    var refresh: () -> Void = {}
+    private unowned let output: any HubOutput
 
     /// Frames handed to subscribers, for the status report's rate.
     private(set) var framesPublished = 0
@@ -38,9 +43,9 @@ final class Hub {
     /// Bounds of the wait for a fresh frame past a client's due time (ns).
     static let freshnessWaitRange: ClosedRange<Int64> = 2_000_000...50_000_000
 
-    init(loop: EventLoop, transmit: @escaping (ClientConnection, [UInt8]) -> Void) {
+    init(loop: EventLoop, output: any HubOutput) {
         self.loop = loop
-        self.transmit = transmit
+        self.output = output
     }
 
     var count: Int { subscribers.count }
@@ -125,7 +130,7 @@ final class Hub {
 
     /// A line for every subscriber (state changes).
     func broadcast(_ line: [UInt8]) {
-        for client in subscribers.values { transmit(client, line) }
+        for client in subscribers.values { output.transmit(line, to: client) }
     }
 
     /// The client's socket drained: it may take the frame it missed.
@@ -175,7 +180,7 @@ final class Hub {
         client.lastSentSeq = frame.seq
         sub.nextDue = sub.dueAfter(sendingAt: now)
         client.subscription = sub
-        transmit(client, line)
+        output.transmit(line, to: client)
     }
 
     private func armTimer(_ deadline: Int64) {
@@ -184,7 +189,7 @@ final class Hub {
         timerDeadline = deadline
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
-            self.refresh()
+            self.output.refreshFrames()
             self.deliverAll()
         }
     }

@@ -1,8 +1,42 @@
 import CLinux
+import Glibc
 import Logging
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
+
+/// What the supervisor tells its owner, on the loop thread (the daemon: Daemon+Motion.swift).
+protocol SensorEvents: AnyObject {
+    /// A fresh capture opened: downstream state from the previous one no longer applies.
+    func sensorsOpened()
+    func sensorSample(_ sample: Sample)
+    /// After each batch of samples: the newest frame can go out now.
+    func sampleBatchEnded()
+    func sensorStateChanged(_ state: SensorState)
+    /// The first open attempt had an outcome (opened, failed or ended); once per supervisor.
+    func sensorsFirstOutcome()
+    /// When (monotonic ns) fresh samples are next needed; until then they are batched.
+    func nextSampleNeed() -> SampleNeed
+}
+
+/// Wakes the event loop from the capture thread: an eventfd the loop watches (the owner routes
+/// its readiness to `Supervisor.samplesReady`).
+final class SensorWakeup: Sendable {
+    let fd: FileDescriptor
+
+    init() throws(Errno) {
+        let raw = plx_eventfd()
+        guard raw >= 0 else { throw Errno(rawValue: errno) }
+        fd = FileDescriptor(rawValue: raw)
+    }
+
+    deinit { try? fd.close() }
+
+    /// Safe from any thread.
+    func signal() { _ = plx_eventfd_signal(fd.rawValue) }
+    func drain() { _ = plx_eventfd_drain(fd.rawValue) }
+}
 
 /// Opens sensors only while someone needs them, and reopens them when they are lost.
 ///
@@ -16,23 +50,16 @@ final class Supervisor {
 
     private(set) var state: SensorState = .none
     private(set) var sensors: [SensorDescription] = []
-    var onSample: (Sample) -> Void = { _ in }
-    /// A fresh capture opened: downstream state from the previous one no longer applies.
-    var onOpened: () -> Void = {}
-    var onStateChange: (SensorState) -> Void = { _ in }
-    /// Called once, when the first open attempt has an outcome (opened, failed or ended).
-    var onFirstOutcome: (() -> Void)?
-    /// When (monotonic ns) the daemon next needs fresh samples; until then they are batched.
-    var nextSampleNeed: () -> SampleNeed = { .everySample }
-    /// After each batch of samples (the newest frame can go out now).
-    var onBatchEnd: () -> Void = {}
+    /// False until the first open attempt has had an outcome (`SensorEvents.sensorsFirstOutcome`).
+    private var hadOutcome = false
 
     private let loop: EventLoop
+    private unowned let events: any SensorEvents
     let logger: Logger
     private var factory: @Sendable () throws(SensorError) -> any SensorDriver
     private var sourceName: String
     private var linger: Int64
-    private let wakeFD: Int32
+    private let wakeup: SensorWakeup
     private var capture: SensorCapture?
     private var demanded = false
     private var lingerTimer: EventLoop.TimerID?
@@ -49,21 +76,22 @@ final class Supervisor {
     /// kept while the same sensors reopen, so evidence is not lost between subscribers.
     var frameCheck = FrameCheck(hasGyroscope: false)
 
-    init(loop: EventLoop, logger: Logger, source: String,
-         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) throws {
+    /// - Parameters:
+    ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
+    ///   - factory: opens the source's driver (on the capture thread).
+    ///   - linger: seconds the sensors stay open after demand ends.
+    init(loop: EventLoop, wakeup: SensorWakeup, events: any SensorEvents, logger: Logger, source: String,
+         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) {
         self.loop = loop
+        self.wakeup = wakeup
+        self.events = events
         self.logger = logger
         self.factory = factory
         self.sourceName = source
         self.linger = Int64(linger * 1e9)
-        let fd = plx_eventfd()
-        guard fd >= 0 else { throw ListenerError("cannot create an eventfd for the sensor thread") }
-        wakeFD = fd
-        _ = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in self.drain() }
     }
 
     var source: String { sourceName }
-    var isOpen: Bool { capture != nil }
 
     /// Replaces the source (on reload); reopens if open.
     func replaceSource(_ name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) {
@@ -107,11 +135,11 @@ final class Supervisor {
 
     private func open() {
         logger.debug("opening sensors (\(sourceName))")
-        let fd = wakeFD
-        let capture = SensorCapture(open: factory, wake: { _ = plx_eventfd_signal(fd) })
+        let wakeup = self.wakeup
+        let capture = SensorCapture(open: factory, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
-            if let first = onFirstOutcome { onFirstOutcome = nil; first() }
+            noteOutcome()
             return
         }
         self.capture = capture
@@ -130,14 +158,19 @@ final class Supervisor {
         drain()
     }
 
+    /// The wakeup is readable: the capture thread has queued samples or news.
+    func samplesReady() {
+        drain()
+    }
+
     private func drain() {
-        _ = plx_eventfd_drain(wakeFD)
+        wakeup.drain()
         guard let capture else { return }
         // Straight from the source when the capture thread is not reading it: nothing it queued
         // is left waiting behind a sleeping thread.
         let (events, dropped, _) = capture.takeQueuedEvents() ?? { let e = capture.events(); return (e.events, e.dropped, 0) }()
         handle(events, dropped: dropped, from: capture)
-        onBatchEnd()
+        self.events.sampleBatchEnded()
         planNextBatch()
     }
 
@@ -155,7 +188,7 @@ final class Supervisor {
         handle(events, dropped: dropped, from: capture)
         guard self.capture === capture else { return }
         if newest >= takeNeed {
-            onBatchEnd()
+            self.events.sampleBatchEnded()
             planNextBatch()
         } else {
             capture.wakeForSamples(SampleNeed(need: takeNeed))
@@ -169,7 +202,7 @@ final class Supervisor {
     private func planNextBatch() {
         guard let capture else { return }
         cancelTake()
-        let need = nextSampleNeed()
+        let need = events.nextSampleNeed()
         let now = plx_monotonic_ns()
         if capture.canTakeQueued, need.need > now + SensorCapture.minimumSleep,
            let arrival = capture.expectedArrival(ofSampleAt: need.need) {
@@ -191,12 +224,7 @@ final class Supervisor {
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.
             guard self.capture === capture else { return }
-            var firstOutcome: (() -> Void)?
-            if case .sample = event {} else {
-                firstOutcome = onFirstOutcome
-                onFirstOutcome = nil
-            }
-            defer { firstOutcome?() }
+            defer { if case .sample = event {} else { noteOutcome() } }
             switch event {
             case .opened(let sensors):
                 if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
@@ -204,11 +232,11 @@ final class Supervisor {
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
                 lastFailure = nil
-                onOpened()
+                self.events.sensorsOpened()
                 setState(.ok)
             case .sample(let sample):
                 sampleTimes.record(sample.t)
-                onSample(sample)
+                self.events.sensorSample(sample)
             case .failed(let error):
                 self.capture = nil
                 cancelTake()
@@ -241,7 +269,13 @@ final class Supervisor {
     private func setState(_ new: SensorState) {
         guard new != state else { return }
         state = new
-        onStateChange(new)
+        events.sensorStateChanged(new)
+    }
+
+    private func noteOutcome() {
+        guard !hadOutcome else { return }
+        hadOutcome = true
+        events.sensorsFirstOutcome()
     }
 }
 

@@ -52,11 +52,6 @@ extension JSONValue {
         return elements
     }
 
-    public var objectValue: [String: JSONValue]? {
-        guard case .object(let members) = self else { return nil }
-        return members
-    }
-
     public var isNull: Bool { self == .null }
 
     /// True for the values a protocol `id` may take: string, number, boolean or null.

@@ -1,0 +1,105 @@
+import CLinux
+import ParallaxMotion
+import ParallaxProtocol
+import Testing
+@testable import ParallaxDaemon
+
+/// The hub alone, with its output recorded instead of written to sockets (the seam
+/// `HubOutput`): latest-value delivery by due time, per-rotation lines, the fallback timer that
+/// refreshes before it delivers, and never the same frame twice.
+@Suite struct HubTests {
+    final class RecordingOutput: HubOutput {
+        var lines: [(client: Int, message: ServerMessage)] = []
+        var refreshes = 0
+        /// Called by `refreshFrames`, as the daemon would drain samples there.
+        var onRefresh: () -> Void = {}
+
+        func transmit(_ line: [UInt8], to client: ClientConnection) {
+            if let message = ServerMessage.decode(line: line.dropLast().map { $0 }) { lines.append((client.id, message)) }
+        }
+
+        func refreshFrames() {
+            refreshes += 1
+            onRefresh()
+        }
+
+        func offsets(for client: Int) -> [(seq: UInt64, x: Double, y: Double)] {
+            lines.compactMap { line in
+                guard line.client == client, case .offset(let seq, _, let x, let y, _, _) = line.message else { return nil }
+                return (seq, x, y)
+            }
+        }
+    }
+
+    static func subscriber(_ id: Int, rate: Int = 60, rotation: DisplayRotation = .none, due: Int64 = 0) -> ClientConnection {
+        let client = ClientConnection(id: id, fd: -1, peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        client.subscription = Subscription(rate: rate, rotation: rotation, nextDue: due)
+        return client
+    }
+
+    @Test func aDueSubscriberGetsTheFrameInItsOwnAxes() throws {
+        let loop = try EventLoop()
+        let output = RecordingOutput()
+        let hub = Hub(loop: loop, output: output)
+        hub.add(Self.subscriber(1))
+        hub.add(Self.subscriber(2, rotation: .clockwise90))
+        hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: -0.25))
+        let plain = output.offsets(for: 1)
+        let turned = output.offsets(for: 2)
+        #expect(plain.count == 1 && turned.count == 1)
+        #expect(plain.first?.x == 0.5 && plain.first?.y == -0.25)
+        let expected = ViewerOffset(x: 0.5, y: -0.25).rotated(by: .clockwise90)
+        #expect(turned.first?.x == expected.x && turned.first?.y == expected.y)
+        #expect(plain.first?.seq == 1 && turned.first?.seq == 1)
+    }
+
+    @Test func aFrameIsNeverSentTwiceAndFresheningKeepsItsSeq() throws {
+        let loop = try EventLoop()
+        let output = RecordingOutput()
+        let hub = Hub(loop: loop, output: output)
+        let client = Self.subscriber(1)
+        hub.add(client)
+        hub.publish(t: 5, offset: ViewerOffset(x: 0.1, y: 0.1))
+        hub.sendLatest(to: client)
+        #expect(output.offsets(for: 1).count == 1)
+        hub.freshen(t: 6, offset: ViewerOffset(x: 0.2, y: 0.2), velocity: .zero)
+        #expect(hub.latest?.seq == 1)
+        #expect(hub.latest?.offset == ViewerOffset(x: 0.2, y: 0.2))
+        // An older sample never replaces a newer one.
+        hub.freshen(t: 4, offset: ViewerOffset(x: 0.9, y: 0.9), velocity: .zero)
+        #expect(hub.latest?.offset == ViewerOffset(x: 0.2, y: 0.2))
+        hub.sendLatest(to: client)
+        #expect(output.offsets(for: 1).count == 1)
+    }
+
+    @Test func aSubscriberNotYetDueGetsTheFreshestFrameFromTheFallbackTimer() throws {
+        let loop = try EventLoop()
+        let output = RecordingOutput()
+        let hub = Hub(loop: loop, output: output)
+        let due = plx_monotonic_ns() + 10_000_000
+        hub.add(Self.subscriber(1, due: due))
+        hub.publish(t: 5, offset: ViewerOffset(x: 0.1, y: 0))
+        #expect(output.offsets(for: 1).isEmpty)
+        // The refresh before delivery brings in a newer sample, which is what goes out.
+        output.onRefresh = {
+            hub.freshen(t: 6, offset: ViewerOffset(x: 0.3, y: 0), velocity: .zero)
+            loop.schedule(at: 0) { loop.stop() }
+        }
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        loop.run()
+        #expect(output.refreshes == 1)
+        #expect(output.offsets(for: 1).map(\.x) == [0.3])
+        #expect(plx_monotonic_ns() >= due)
+    }
+
+    @Test func theNextSampleNeedIsTheEarliestDueOrTheNextGridPoint() throws {
+        let loop = try EventLoop()
+        let hub = Hub(loop: loop, output: RecordingOutput())
+        #expect(hub.nextSampleNeed(now: 1_000) == nil)
+        hub.add(Self.subscriber(1, rate: 50, due: 2_000_000_000))
+        hub.add(Self.subscriber(2, rate: 50, due: 1_500_000_000))
+        #expect(hub.nextSampleNeed(now: 1_000_000_000) == 1_500_000_000)
+        // Both overdue (waiting for a frame that has not come): the next point of the 20 ms grid.
+        #expect(hub.nextSampleNeed(now: 2_005_000_000) == 2_020_000_000)
+    }
+}

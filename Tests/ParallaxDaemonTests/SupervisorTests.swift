@@ -1,0 +1,124 @@
+import CLinux
+import Logging
+import ParallaxIIO
+import ParallaxMotion
+import ParallaxProtocol
+import Synchronization
+import Testing
+@testable import ParallaxDaemon
+
+/// The supervisor alone, with a scripted driver in place of sensors (no IIO device can be
+/// opened here without umockdev, which the integration suite drives) and its events recorded
+/// (the seam `SensorEvents`): open on demand, samples in order, the first outcome once, a lost
+/// source retried while there is demand.
+@Suite struct SupervisorTests {
+    /// Delivers `samples` samples 1 ms apart, then fails as lost (or ends).
+    final class ScriptedDriver: SensorDriver {
+        let sensors = [SensorDescription(kind: .accelerometer, device: "scripted", location: "test", rate: 1000)]
+        private var left: Int
+        private let endsAsLost: Bool
+        private var t: Int64 = 1_000_000
+
+        init(samples: Int, endsAsLost: Bool) {
+            left = samples
+            self.endsAsLost = endsAsLost
+        }
+
+        func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
+            guard left > 0 else {
+                if endsAsLost { throw SensorError(.lost, "scripted loss") }
+                return nil
+            }
+            left -= 1
+            t += 1_000_000
+            return Sample(t: t, accel: Vector3(0, -9.81, 0), gyro: nil)
+        }
+
+        func close() {}
+    }
+
+    final class RecordingEvents: SensorEvents {
+        var log: [String] = []
+        var samples: [Int64] = []
+        var stopWhen: ([String]) -> Bool = { _ in false }
+        let loop: EventLoop
+
+        init(loop: EventLoop) { self.loop = loop }
+
+        private func note(_ entry: String) {
+            log.append(entry)
+            if stopWhen(log) { loop.stop() }
+        }
+
+        func sensorsOpened() { note("opened") }
+        func sensorSample(_ sample: Sample) { samples.append(sample.t) }
+        func sampleBatchEnded() {}
+        func sensorStateChanged(_ state: SensorState) { note("state \(state.rawValue)") }
+        func sensorsFirstOutcome() { note("first outcome") }
+        func nextSampleNeed() -> SampleNeed { .everySample }
+    }
+
+    /// Counts driver openings (on the capture thread).
+    final class Counter: Sendable {
+        private let value = Atomic<Int>(0)
+        func increment() { value.add(1, ordering: .relaxed) }
+        var count: Int { value.load(ordering: .relaxed) }
+    }
+
+    /// A loop, a supervisor on it and its recorded events; `opens` counts factory calls.
+    static func make(samples: Int, endsAsLost: Bool, opens: Counter) throws -> (EventLoop, Supervisor, RecordingEvents) {
+        let loop = try EventLoop()
+        let wakeup = try SensorWakeup()
+        let events = RecordingEvents(loop: loop)
+        let supervisor = Supervisor(
+            loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"), source: "scripted",
+            factory: { [opens] () throws(SensorError) -> any SensorDriver in
+                opens.increment()
+                return ScriptedDriver(samples: samples, endsAsLost: endsAsLost)
+            }, linger: 0)
+        _ = try loop.watch(wakeup.fd.rawValue, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        return (loop, supervisor, events)
+    }
+
+    @Test func opensOnDemandDeliversSamplesInOrderAndRetriesALostSource() throws {
+        let opens = Counter()
+        let (loop, supervisor, events) = try Self.make(samples: 20, endsAsLost: true, opens: opens)
+        // Stop at the second opening: the loss was retried.
+        events.stopWhen = { (log: [String]) in log.filter { $0 == "opened" }.count == 2 }
+        #expect(supervisor.state == .none)
+        supervisor.setDemand(true)
+        loop.run()
+        supervisor.closeNow(wait: true)
+        #expect(Array(events.log.prefix(5)) == ["opened", "state ok", "first outcome", "state lost", "opened"])
+        #expect(opens.count == 2)
+        // Samples of the first opening, in order (the second may have begun).
+        #expect(Array(events.samples.prefix(20)) == (1...20).map { 1_000_000 + Int64($0) * 1_000_000 })
+        #expect(supervisor.sensors.first?.device == "scripted")
+    }
+
+    @Test func anEndedSourceIsLostAndNotRetried() throws {
+        let opens = Counter()
+        let (loop, supervisor, events) = try Self.make(samples: 3, endsAsLost: false, opens: opens)
+        events.stopWhen = { (log: [String]) in log.last == "state lost" }
+        supervisor.setDemand(true)
+        loop.run()
+        #expect(events.log == ["opened", "state ok", "first outcome", "state lost"])
+        #expect(events.samples.count == 3)
+        // Without a retry there is nothing more: wait past the first retry delay and look again.
+        loop.schedule(at: plx_monotonic_ns() + Supervisor.firstRetryDelay + 100_000_000) { loop.stop() }
+        loop.run()
+        #expect(opens.count == 1)
+        supervisor.closeNow(wait: true)
+    }
+
+    @Test func noDemandOpensNothing() throws {
+        let opens = Counter()
+        let (loop, supervisor, events) = try Self.make(samples: 3, endsAsLost: false, opens: opens)
+        supervisor.setDemand(false)
+        loop.schedule(at: plx_monotonic_ns() + 50_000_000) { loop.stop() }
+        loop.run()
+        #expect(events.log.isEmpty)
+        #expect(opens.count == 0)
+    }
+}
