@@ -57,6 +57,8 @@ let package = Package(
             name: "ParallaxDaemon",
             dependencies: [
                 "CSystemd", "CLinux", "ParallaxMotion", "ParallaxIIO", "ParallaxProtocol", "ParallaxConfig",
+                // For `parallaxd --calibrate` through a running daemon (CalibrationCommand.swift).
+                "ParallaxClient",
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import ParallaxClient
 import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
@@ -23,7 +24,7 @@ enum CalibrationCommand {
 
     static func run(config: DaemonConfig, socketPath: String, seconds: Double) -> Int32 {
         let progress = CalibrationProgress()
-        switch DaemonLink.connect(path: socketPath, helloTimeoutMs: helloTimeoutMs) {
+        switch connect(path: socketPath) {
         case .connected(let link):
             progress.say("asking parallaxd on \(socketPath) to calibrate for \(FixedDecimal.text(seconds, decimals: 1)) s; keep the device still")
             return throughDaemon(link, seconds: seconds, progress: progress)
@@ -40,15 +41,44 @@ enum CalibrationCommand {
 
     // MARK: through the daemon
 
-    private static func throughDaemon(_ link: DaemonLink, seconds: Double, progress: CalibrationProgress) -> Int32 {
+    enum Connection {
+        case connected(ParallaxConnection)
+        /// Nobody listens, or nobody greets: the caller works without a daemon.
+        case notAnswering(String)
+        /// A daemon answered with an error instead of a greeting (too many clients).
+        case refused(ProtocolError)
+    }
+
+    /// A connection to the daemon that has greeted us (ParallaxClient's blocking client).
+    static func connect(path: String) -> Connection {
+        let link: ParallaxConnection
+        do {
+            link = try ParallaxConnection(path: path)
+        } catch {
+            guard case .cannotConnect(_, let code) = error else { return .notAnswering("\(error)") }
+            return .notAnswering(String(cString: strerror(code)))
+        }
+        do {
+            try link.awaitHello(timeoutMs: helloTimeoutMs)
+            return .connected(link)
+        } catch .rejected(let error) {
+            return .refused(error)
+        } catch {
+            return .notAnswering("no greeting within \(helloTimeoutMs / 1000) s")
+        }
+    }
+
+    private static func throughDaemon(_ link: ParallaxConnection, seconds: Double, progress: CalibrationProgress) -> Int32 {
         let id = JSONValue.string("calibrate")
-        guard link.send(ClientRequest(.calibrate(seconds: seconds), id: id).encode()) else {
+        do {
+            try link.send(ClientRequest(.calibrate(seconds: seconds), id: id))
+        } catch {
             progress.fail("parallaxd closed the connection")
             return SysExit.unavailable
         }
         let silence = Int32(seconds * 1000) + replySlackMs
         while true {
-            guard let message = link.read(timeoutMs: silence) else {
+            guard let message = try? link.readMessage(timeoutMs: silence) else {
                 progress.fail("parallaxd stopped answering during the calibration")
                 return SysExit.unavailable
             }
