@@ -132,12 +132,18 @@ def baseline(daemon):
     does not read meanwhile never fill its socket) and the daemon's descriptors and RSS once some
     connections have come and gone (first-use allocations are not a leak)."""
     keeper = root_subscribes(daemon, seconds=1.0, rate=KEEPER_RATE)
+    return keeper, settled_fds(keeper, daemon.socket_path, daemon.pid), rss_kib(daemon.pid)
+
+
+def settled_fds(keeper, path, pid):
+    """The daemon's descriptors once 40 connections have come and gone beside the keeper: the
+    first ones open what the daemon opens once (the journal, NSS and group files)."""
     for _ in range(40):
-        c = plx.Client(daemon.socket_path)
+        c = plx.Client(path)
         assert c.wait_hello(5) is not None
         c.close()
     wait_until(lambda: keeper.status()['clients'] == 1, 5, 'only the keeper to be left')
-    return keeper, open_fds(daemon.pid), rss_kib(daemon.pid)
+    return open_fds(pid)
 
 
 def log_lines_about(daemon, uid):
@@ -239,7 +245,7 @@ def test_limits_hold_under_socket_activation(workdir, parallaxd_bin, testbed, gr
         activated.start()
         keeper = root_subscribes(sock, seconds=1.0, rate=KEEPER_RATE)
         pid = activated.proc.pid                      # the activator exec'd parallaxd
-        fds = open_fds(pid)
+        fds = settled_fds(keeper, sock, pid)
         os.chmod(sock, 0o666)
         flood = Flood(sock, 'idle', 100, 4)
         try:
