@@ -6,38 +6,6 @@ import ParallaxMotion
 import ParallaxProtocol
 import SystemPackage
 
-/// What the supervisor tells its owner, on the loop thread (the daemon: Daemon+Motion.swift).
-protocol SensorEvents: AnyObject {
-    /// A fresh capture opened: downstream state from the previous one no longer applies.
-    func sensorsOpened()
-    func sensorSample(_ sample: Sample)
-    /// After each batch of samples: the newest frame can go out now.
-    func sampleBatchEnded()
-    func sensorStateChanged(_ state: SensorState)
-    /// The first open attempt had an outcome (opened, failed or ended); once per supervisor.
-    func sensorsFirstOutcome()
-    /// When (monotonic ns) fresh samples are next needed; until then they are batched.
-    func nextSampleNeed() -> SampleNeed
-}
-
-/// Wakes the event loop from the capture thread: an eventfd the loop watches (the owner routes
-/// its readiness to `Supervisor.samplesReady`).
-final class SensorWakeup: Sendable {
-    let fd: FileDescriptor
-
-    init() throws(Errno) {
-        let raw = plx_eventfd()
-        guard raw >= 0 else { throw Errno(rawValue: errno) }
-        fd = FileDescriptor(rawValue: raw)
-    }
-
-    deinit { try? fd.close() }
-
-    /// Safe from any thread.
-    func signal() { _ = plx_eventfd_signal(fd.rawValue) }
-    func drain() { _ = plx_eventfd_drain(fd.rawValue) }
-}
-
 /// Opens sensors only while someone needs them, and reopens them when they are lost.
 ///
 /// Demand comes from the daemon (subscribers present and motion not reduced). When demand ends
@@ -182,16 +150,17 @@ final class Supervisor {
         guard let capture else { return }
         guard let (events, dropped, newest) = capture.takeQueuedEvents() else {
             // The capture thread is reading: it queues the fresh sample and wakes the loop.
-            capture.wakeForSamples(SampleNeed(need: takeNeed))
+            if case .captureWakes(let need) = SamplePacer.afterTake(newest: nil, need: takeNeed) { capture.wakeForSamples(need) }
             return
         }
         handle(events, dropped: dropped, from: capture)
         guard self.capture === capture else { return }
-        if newest >= takeNeed {
+        switch SamplePacer.afterTake(newest: newest, need: takeNeed) {
+        case .batchEnds:
             self.events.sampleBatchEnded()
             planNextBatch()
-        } else {
-            capture.wakeForSamples(SampleNeed(need: takeNeed))
+        case .captureWakes(let need):
+            capture.wakeForSamples(need)
         }
     }
 
@@ -202,15 +171,16 @@ final class Supervisor {
     private func planNextBatch() {
         guard let capture else { return }
         cancelTake()
-        let need = events.nextSampleNeed()
-        let now = plx_monotonic_ns()
-        if capture.canTakeQueued, need.need > now + SensorCapture.minimumSleep,
-           let arrival = capture.expectedArrival(ofSampleAt: need.need) {
-            takeNeed = need.need
-            takeTimer = loop.schedule(at: max(arrival, need.need)) { [unowned self] in self.takeAtForecast() }
+        let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
+                                         canTakeQueued: capture.canTakeQueued,
+                                         forecast: { capture.expectedArrival(ofSampleAt: $0) })
+        switch plan {
+        case .loopTakes(let at, let need):
+            takeNeed = need
+            takeTimer = loop.schedule(at: at) { [unowned self] in self.takeAtForecast() }
             // The capture thread only keeps the source from overflowing meanwhile.
             capture.wakeForSamples(SampleNeed(need: .max))
-        } else {
+        case .captureWakes(let need):
             capture.wakeForSamples(need)
         }
     }
@@ -276,22 +246,5 @@ final class Supervisor {
         guard !hadOutcome else { return }
         hadOutcome = true
         events.sensorsFirstOutcome()
-    }
-}
-
-/// Events per second over the last second (status reports).
-struct RateMeter {
-    private var times: [Int64] = []
-    private var head = 0
-
-    mutating func record(_ t: Int64) {
-        times.append(t)
-        // Drop what fell out of the one-second window, amortised.
-        if head > 256 { times.removeFirst(head); head = 0 }
-        while head < times.count && times[head] < t - 1_000_000_000 { head += 1 }
-    }
-
-    func rate(now: Int64) -> Double {
-        Double(times[head...].filter { $0 >= now - 1_000_000_000 }.count)
     }
 }

@@ -49,9 +49,6 @@ public final class SensorCapture: Sendable {
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     private let wake: @Sendable () -> Void
 
-    /// Shortest paced sleep worth taking (ns): below it, waiting for the sample costs no more.
-    public static let minimumSleep: Int64 = 500_000
-
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
     ///   - wake: called (from the capture thread) whenever events are queued.
@@ -201,26 +198,19 @@ public final class SensorCapture: Sendable {
             need = capture.requested.withLock { $0 }
         }
 
-        /// A sample taken at `arrival` is queued; returns whether it must wake the loop. Once the
-        /// need is served the forecast takes over (or, without one, the capture waits for the loop).
-        mutating func take(arrival: Int64) -> Bool {
-            guard arrival >= need.need else { return false }
-            if need.need > 0 { need = SampleNeed(need: need.following ?? .max) }
-            return true
-        }
+        /// A sample taken at `arrival` is queued; whether it must wake the loop (SamplePacer.swift).
+        mutating func take(arrival: Int64) -> Bool { need.wakes(arrival: arrival) }
     }
 
     /// Sleeps until the source will have the sample the loop needs, or the loop needs one sooner.
     /// Returns false when there was nothing to sleep for.
     private func pacedSleep(_ source: any QueuedSampleSource, plan: Plan) -> Bool {
         guard wakeFD >= 0 else { return false }
-        let now = MonotonicClock.now()
         let need = plan.need.need
-        guard need > now + Self.minimumSleep else { return false }
-        // Under the slot's lock: the loop may be taking from the source right now.
-        let arrival = need == .max ? Int64.max : slot.withLock { _ in source.expectedArrival(ofSampleAt: need) }
-        let target = min(arrival, now + max(Self.minimumSleep, source.queueSpan))
-        guard target > now + Self.minimumSleep else { return false }
+        // The forecast under the slot's lock: the loop may be taking from the source right now.
+        guard let target = SamplePacer.sleepTarget(
+            now: MonotonicClock.now(), need: need, queueSpan: source.queueSpan,
+            forecast: { time in slot.withLock { _ in source.expectedArrival(ofSampleAt: time) } }) else { return false }
         sleepingFor.store(need, ordering: .sequentiallyConsistent)
         // The loop may have spoken between the plan's refresh and the store above: re-check.
         if requestGeneration.load(ordering: .sequentiallyConsistent) == plan.generation && !stopping.load(ordering: .acquiring) {

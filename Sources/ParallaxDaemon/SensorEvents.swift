@@ -1,0 +1,38 @@
+import CLinux
+import Glibc
+import ParallaxIIO
+import ParallaxMotion
+import ParallaxProtocol
+import SystemPackage
+
+/// What the supervisor tells its owner, on the loop thread (the daemon: Daemon+Motion.swift).
+protocol SensorEvents: AnyObject {
+    /// A fresh capture opened: downstream state from the previous one no longer applies.
+    func sensorsOpened()
+    func sensorSample(_ sample: Sample)
+    /// After each batch of samples: the newest frame can go out now.
+    func sampleBatchEnded()
+    func sensorStateChanged(_ state: SensorState)
+    /// The first open attempt had an outcome (opened, failed or ended); once per supervisor.
+    func sensorsFirstOutcome()
+    /// When (monotonic ns) fresh samples are next needed; until then they are batched.
+    func nextSampleNeed() -> SampleNeed
+}
+
+/// Wakes the event loop from the capture thread: an eventfd the loop watches (the owner routes
+/// its readiness to `Supervisor.samplesReady`).
+final class SensorWakeup: Sendable {
+    let fd: FileDescriptor
+
+    init() throws(Errno) {
+        let raw = plx_eventfd()
+        guard raw >= 0 else { throw Errno(rawValue: errno) }
+        fd = FileDescriptor(rawValue: raw)
+    }
+
+    deinit { try? fd.close() }
+
+    /// Safe from any thread.
+    func signal() { _ = plx_eventfd_signal(fd.rawValue) }
+    func drain() { _ = plx_eventfd_drain(fd.rawValue) }
+}
