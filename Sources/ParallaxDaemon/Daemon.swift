@@ -6,16 +6,25 @@ import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
 
-/// The running daemon: the loop, the listener, clients, the hub, the supervisor and the engine,
-/// wired sensor → engine → hub → subscribers. Everything here runs on the event-loop thread.
+/// The running daemon, the composition root of its parts (docs/architecture.md "Inside the
+/// daemon"): the server (socket and connections), the command router, the hub and the sensor
+/// supervisor, each given this daemon as the other end of its seam at construction; the daemon
+/// itself holds the motion state between them (engine, reduce motion, calibration) and the
+/// process's lifecycle (readiness, reload, shutdown). Everything runs on the event-loop thread.
 public final class Daemon {
     let logger = Logger(label: "parallaxd")
     let loop: EventLoop
     var config: DaemonConfig
     let configPath: String
     let configRequired: Bool
-    let listener: Listener
-    var listenerToken: EventLoop.Token?
+
+    // The parts. `lazy` only because `self` may be handed to them once every stored property
+    // is set; `init` builds them at its end, in dependency order, and they are never replaced.
+    /// The socket and every connection; what they bring comes here (`ServerEvents`, Daemon+Clients.swift).
+    private(set) lazy var server = ClientServer(loop: loop, listener: listener, reserve: reserve,
+                                                settings: ClientServer.Settings(config), events: self)
+    /// Protocol v1 commands; their effects come here (`CommandEffects`, Daemon+Commands.swift).
+    private(set) lazy var router = CommandRouter(settings: CommandRouter.Settings(config), effects: self)
     /// Frames to subscribers; its output is this daemon (`HubOutput`, Daemon+Motion.swift).
     private(set) lazy var hub = Hub(loop: loop, output: self)
     /// Sensors opened on demand; its events come here (`SensorEvents`, Daemon+Motion.swift).
@@ -23,29 +32,25 @@ public final class Daemon {
         loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),
         source: config.source.description, factory: makeFactory(config), linger: config.linger)
     let sensorWakeup: SensorWakeup
+    /// The bound socket and the spare descriptor taken before it, for `server`.
+    private let listener: Listener
+    private let reserve: DescriptorReserve
+
+    // Motion state between the parts (Daemon+Motion.swift, Daemon+Commands.swift, CalibrationRun.swift).
     var engine: MotionEngine
-    var clients: [Int: ClientConnection] = [:]
-    /// Connection slots and who gives one up (ConnectionSlots.swift, Daemon+Admission.swift).
-    var slots: ConnectionSlots
-    var refusals = RefusalLog()
-    var refusalTimer: EventLoop.TimerID?
-    var descriptorReserve = DescriptorReserve()
-    var lastAcceptWarning: Int64 = 0
-    var nextClientID = 1
-    var readBuffer = [UInt8](repeating: 0, count: 65536)
-    let startTime = plx_monotonic_ns()
     var reduceMotion: Bool
     var calibration: Calibration?
     /// The calibration in progress, if any (CalibrationRun.swift).
     var calibrationRun: CalibrationRun?
-    var exitCode: Int32 = 0
     var frameTimes = RateMeter()
+
+    // Lifecycle.
+    let startTime = plx_monotonic_ns()
+    var exitCode: Int32 = 0
     /// READY=1 has been sent; the timer that sends it if the sensors take too long to answer.
     var announcedReady = false
     var readinessFallback: EventLoop.TimerID?
 
-    /// Bad lines a client may send before it is disconnected.
-    static let strikeLimit = 10
     /// Longest wait for the first sensor outcome before READY=1 is sent anyway (ns).
     static let readinessWait: Int64 = 3_000_000_000
 
@@ -57,14 +62,17 @@ public final class Daemon {
         loop = try EventLoop()
         engine = MotionEngine(settings: config.motion)
         reduceMotion = config.reduceMotion
-        slots = ConnectionSlots(capacity: config.maxClients, perUserLimit: config.maxClientsPerUser)
-        descriptorReserve.acquire()
+        var reserve = DescriptorReserve()
+        reserve.acquire()
+        self.reserve = reserve
         switch Listener.open(path: config.socketPath, mode: config.socketMode) {
         case .success(let l): listener = l
         case .failure(let e): throw e
         }
         sensorWakeup = try SensorWakeup()
         // The parts that report to this daemon, built now that it exists, in dependency order.
+        _ = server
+        _ = router
         _ = hub
         _ = supervisor
         loadCalibration()
@@ -84,10 +92,10 @@ public final class Daemon {
                 self.handleSignal(signo)
             }
         }
-        listenerToken = try loop.watch(listener.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.acceptClients() }
+        try server.start()
         _ = try loop.watch(sensorWakeup.fd.rawValue, events: PLX_EPOLLIN) { [unowned self] _ in self.supervisor.samplesReady() }
         startWatchdog()
-        logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(listener.description), source \(config.source)")
+        logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(server.listener.description), source \(config.source)")
         // READY=1 once the socket serves and the first look at the sensors has an outcome, so
         // the first state line a client gets is a fact, not a guess. A slow source (a remote
         // iiod) does not hold readiness back for more than `readinessWait`.
@@ -130,10 +138,8 @@ public final class Daemon {
 
     private func shutdown() {
         Systemd.notify("STOPPING=1\nSTATUS=shutting down")
-        for client in clients.values { client.close() }
-        clients.removeAll()
+        server.close()
         supervisor.closeNow(wait: true)
-        listener.close()
         logger.info("stopped")
     }
 
@@ -171,8 +177,8 @@ public final class Daemon {
         supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger)
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new
-        slots.capacity = new.maxClients
-        slots.perUserLimit = new.maxClientsPerUser
+        router.settings = CommandRouter.Settings(new)
+        server.settings = ClientServer.Settings(new)
         loadCalibration()
         if reduceChanged { setReduceMotion(new.reduceMotion) }
         logger.notice("configuration reloaded")

@@ -43,7 +43,7 @@ struct ListenerError: Error, CustomStringConvertible {
 extension Daemon {
     /// "serving on /run/parallaxd/parallaxd.sock, sensor ok, calibrated".
     var servingStatus: String {
-        "serving on \(listener.description), sensor \(supervisor.state.rawValue)"
+        "serving on \(server.listener.description), sensor \(supervisor.state.rawValue)"
             + (reduceMotion ? ", reduce motion" : "") + (calibration != nil ? ", calibrated" : ", not calibrated")
     }
 

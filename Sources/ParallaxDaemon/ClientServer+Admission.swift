@@ -1,10 +1,11 @@
 import CLinux
 import Glibc
+import ParallaxConfig
 import ParallaxProtocol
 
 /// Who gets a connection slot, for how long, and what is logged about those who do not
 /// (docs/protocol.md "Connection limits and refused peers"; the policy is ConnectionSlots.swift).
-extension Daemon {
+extension ClientServer {
     /// How long accepting pauses when accept() fails and even the reserve descriptor cannot help
     /// (ns): the backlog keeps the connections meanwhile.
     static let acceptPause: Int64 = 100_000_000
@@ -65,26 +66,26 @@ extension Daemon {
         guard let peer = PeerCredentials.of(socket: fd) else {
             // Without credentials no access decision is possible: refuse rather than guess.
             warnAboutAccept("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
-            close(fd)
+            Glibc.close(fd)
             return
         }
         // A user over its limit is refused before the access lists are consulted (group and seat
         // lookups read files): that is the flood's common case, and it should cost the least.
         let overLimit = slots.count(of: peer.uid) >= slots.perUserLimit
-        let stranger = !overLimit && !config.access.maySubscribe(peer) && !config.access.mayControl(peer)
+        let stranger = !overLimit && !settings.access.maySubscribe(peer) && !settings.access.mayControl(peer)
         let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
         nextClientID += 1
         switch slots.admission(uid: peer.uid, stranger: stranger, descriptorsExhausted: descriptorsExhausted) {
         case .refuse(let why):
             let message = why == .userLimit
-                ? "too many connections from uid \(peer.uid) (\(config.maxClientsPerUser)); try again later"
-                : "too many clients (\(config.maxClients)); try again later"
+                ? "too many connections from uid \(peer.uid) (\(settings.maxClientsPerUser)); try again later"
+                : "too many clients (\(settings.maxClients)); try again later"
             noteRefusal(peer, why == .userLimit ? .userLimit : .full, "refusing client pid \(peer.pid) uid \(peer.uid): \(message)")
             _ = client.send(ServerMessage.error(ProtocolError(code: .unavailable, message: message, id: nil)).encode())
             client.close()
             return
         case .evict(let id):
-            guard let victim = clients[id] else { slots.remove(id: id); break }
+            guard let victim = connection(id) else { slots.remove(id: id); break }
             let held = slots.count(of: victim.peer.uid)
             noteRefusal(victim.peer, .evicted, "client \(victim.id) (pid \(victim.peer.pid), uid \(victim.peer.uid), one of \(held)) closed to make room for uid \(peer.uid)")
             disconnect(victim, reason: ProtocolError(code: .unavailable,
@@ -93,25 +94,25 @@ extension Daemon {
             break
         }
         do {
-            client.token = try loop.watch(fd, events: PLX_EPOLLIN | PLX_EPOLLRDHUP) { [unowned self, unowned client] events in
-                self.clientEvent(client, events)
+            client.token = try loop.watch(fd, events: PLX_EPOLLIN | PLX_EPOLLRDHUP) { [unowned self, unowned client] ready in
+                self.clientEvent(client, ready)
             }
         } catch {
             logger.error("cannot watch a new client: \(error)")
             client.close()
             return
         }
-        clients[client.id] = client
+        register(client)
         slots.add(id: client.id, uid: peer.uid, stranger: stranger)
         startIdleTimer(client)
         logger.debug("client \(client.id) connected (pid \(peer.pid), uid \(peer.uid)\(stranger ? ", may neither subscribe nor control" : ""))")
-        write(ServerMessage.hello(maxRate: maxRate(for: client)).encode(), to: client)
+        write(events.greeting(for: peer), to: client)
     }
 
     /// `IdleTimeout=` after connecting: a stranger's visit ends; anyone else is closed only if it
     /// never had a request answered and is not subscribed.
     private func startIdleTimer(_ client: ClientConnection) {
-        let timeout = config.idleTimeout
+        let timeout = settings.idleTimeout
         client.idleTimer = loop.schedule(at: plx_monotonic_ns() + Int64(timeout * 1e9)) { [unowned self, weak client] in
             guard let client, !client.isClosed, let holder = self.slots.holders[client.id] else { return }
             client.idleTimer = nil

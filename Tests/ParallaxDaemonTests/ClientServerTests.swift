@@ -1,0 +1,104 @@
+import CLinux
+import Glibc
+import ParallaxConfig
+import ParallaxProtocol
+import Testing
+@testable import ParallaxDaemon
+
+/// The server alone on a socket in a temporary directory, its events recorded (the seam
+/// `ServerEvents`): a newcomer is greeted, its lines are handed on, a bad-request flood and a
+/// departure close the connection and say so.
+@Suite struct ClientServerTests {
+    final class RecordingEvents: ServerEvents {
+        var lines: [String] = []
+        var disconnected: [Int] = []
+        var stopWhen: (RecordingEvents) -> Bool = { _ in false }
+        let loop: EventLoop
+
+        init(loop: EventLoop) { self.loop = loop }
+
+        func lineReceived(_ line: [UInt8], from client: ClientConnection) {
+            lines.append(String(decoding: line, as: UTF8.self))
+            if stopWhen(self) { loop.stop() }
+        }
+        func clientDrained(_ client: ClientConnection) {}
+        func clientDisconnected(_ client: ClientConnection) {
+            disconnected.append(client.id)
+            if stopWhen(self) { loop.stop() }
+        }
+        func greeting(for peer: PeerCredentials) -> [UInt8] { Array("hello \(peer.uid)\n".utf8) }
+    }
+
+    struct SetupError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    /// A server on a fresh socket path, and that path.
+    static func make() throws -> (EventLoop, ClientServer, RecordingEvents, String) {
+        var template = Array("/tmp/plx-server-test-XXXXXX".utf8CString)
+        guard mkdtemp(&template) != nil else { throw SetupError("mkdtemp failed") }
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) + "/test.sock"
+        let loop = try EventLoop()
+        let events = RecordingEvents(loop: loop)
+        guard case .success(let listener) = Listener.open(path: path, mode: 0o600) else { throw SetupError("cannot listen on \(path)") }
+        var reserve = DescriptorReserve()
+        reserve.acquire()
+        var config = DaemonConfig()
+        config.access.subscribers = [.everyone]
+        let server = ClientServer(loop: loop, listener: listener, reserve: reserve, settings: ClientServer.Settings(config), events: events)
+        try server.start()
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        return (loop, server, events, path)
+    }
+
+    @Test func aNewcomerIsGreetedAndItsLinesHandedOn() throws {
+        let (loop, server, events, path) = try Self.make()
+        defer { server.close(); rmdir(String(path.dropLast("/test.sock".count))) }
+        let fd = plx_unix_connect(path)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        let request = Array("first\nsecond\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        events.stopWhen = { $0.lines.count == 2 }
+        loop.run()
+        #expect(events.lines == ["first", "second"])
+        #expect(server.clientCount == 1)
+        #expect(ClientConnectionTests.drain(fd) == Array("hello \(getuid())\n".utf8))
+    }
+
+    @Test func tooManyBadRequestsCloseTheConnectionWithAReason() throws {
+        let (loop, server, events, path) = try Self.make()
+        defer { server.close(); rmdir(String(path.dropLast("/test.sock".count))) }
+        let fd = plx_unix_connect(path)
+        defer { close(fd) }
+        // The router's part, played here: every line is a bad request.
+        events.stopWhen = { recorded in
+            if let client = server.clients.values.first, !client.isClosed, recorded.disconnected.isEmpty {
+                server.reject(ProtocolError(code: .badRequest, message: "bad", id: nil), from: client)
+            }
+            return !recorded.disconnected.isEmpty
+        }
+        let lines = Array(String(repeating: "x\n", count: ClientServer.strikeLimit).utf8)
+        _ = lines.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        loop.run()
+        #expect(events.disconnected.count == 1)
+        #expect(server.clientCount == 0)
+        let text = String(decoding: ClientConnectionTests.drain(fd), as: UTF8.self)
+        #expect(text.contains("too many bad requests; closing the connection"))
+    }
+
+    @Test func aDepartureIsNoticedAndForgotten() throws {
+        let (loop, server, events, path) = try Self.make()
+        defer { server.close(); rmdir(String(path.dropLast("/test.sock".count))) }
+        let fd = plx_unix_connect(path)
+        _ = Array("bye\n".utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        events.stopWhen = { recorded in
+            if recorded.lines == ["bye"] && recorded.disconnected.isEmpty { close(fd) }
+            return !recorded.disconnected.isEmpty
+        }
+        loop.run()
+        #expect(events.disconnected.count == 1)
+        #expect(server.clientCount == 0)
+    }
+}
