@@ -95,7 +95,8 @@ let package = Package(
         .testTarget(name: "ParallaxProtocolTests", dependencies: ["ParallaxProtocol"]),
         .testTarget(name: "ParallaxIIOTests", dependencies: ["ParallaxIIO", "ParallaxMotion"]),
         .testTarget(name: "ParallaxConfigTests", dependencies: ["ParallaxConfig", "ParallaxIIO", "ParallaxMotion"]),
-        .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxConfig", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO", "CLinux"]),
+        .testTarget(name: "ParallaxDaemonTests", dependencies: ["ParallaxDaemon", "ParallaxConfig", "ParallaxProtocol", "ParallaxMotion", "ParallaxIIO", "CLinux",
+                                                                .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "ParallaxClientTests", dependencies: ["ParallaxClient", "ParallaxProtocol", "CLinux"]),
         .testTarget(name: "ParallaxWallpaperTests", dependencies: ["ParallaxWallpaper", "ParallaxClient"]),
     ]

@@ -2,6 +2,7 @@ import Glibc
 import ParallaxConfig
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
 
 /// The calibration file on disk (docs/configuration.md "Calibration file": INI with `[Gyroscope] Bias=bx, by, bz`):
 /// how a measurement is written as text, and how the file is replaced so that a crash at any
@@ -63,30 +64,40 @@ enum CalibrationFile {
             return .failure(WriteError(path: failed.directory, step: "create the directory", errno: failed.error.rawValue))
         }
         let temporary = directory + "/." + name + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode)
-        guard fd >= 0 else { return .failure(WriteError(path: temporary, step: "create", errno: errno)) }
-        func fail(_ step: String, _ target: String) -> Result<Void, WriteError> {
-            let code = errno
+        let fd: FileDescriptor
+        do {
+            fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .closeOnExec, .noFollow],
+                                         permissions: FilePermissions(rawValue: mode))
+        } catch {
+            return .failure(WriteError(path: temporary, step: "create", errno: (error as? Errno)?.rawValue ?? EIO))
+        }
+        func fail(_ step: String, _ target: String, _ code: Int32) -> Result<Void, WriteError> {
             unlink(temporary)
             return .failure(WriteError(path: target, step: step, errno: code))
         }
         // fchmod: the service's UMask= must not make the file unreadable for the tools.
-        _ = fchmod(fd, mode)
-        var bytes = Array(text.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + written, $0.count - written) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { close(fd); return fail("write", temporary) }
-            written += n
+        _ = fchmod(fd.rawValue, mode)
+        do {
+            _ = try fd.writeAll(text.utf8)
+        } catch {
+            try? fd.close()
+            return fail("write", temporary, (error as? Errno)?.rawValue ?? EIO)
         }
-        guard fsync(fd) == 0 else { close(fd); return fail("fsync", temporary) }
-        guard close(fd) == 0 else { return fail("close", temporary) }
-        guard rename(temporary, path) == 0 else { return fail("rename onto", path) }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dirFD >= 0 else { return .failure(WriteError(path: directory, step: "open", errno: errno)) }
-        defer { close(dirFD) }
-        guard fsync(dirFD) == 0 else { return .failure(WriteError(path: directory, step: "fsync", errno: errno)) }
+        guard fsync(fd.rawValue) == 0 else {
+            let code = errno
+            try? fd.close()
+            return fail("fsync", temporary, code)
+        }
+        do { try fd.close() } catch { return fail("close", temporary, (error as? Errno)?.rawValue ?? EIO) }
+        guard rename(temporary, path) == 0 else { return fail("rename onto", path, errno) }
+        let directoryFD: FileDescriptor
+        do {
+            directoryFD = try FileDescriptor.open(directory, .readOnly, options: [.directory, .closeOnExec])
+        } catch {
+            return .failure(WriteError(path: directory, step: "open", errno: (error as? Errno)?.rawValue ?? EIO))
+        }
+        defer { try? directoryFD.close() }
+        guard fsync(directoryFD.rawValue) == 0 else { return .failure(WriteError(path: directory, step: "fsync", errno: errno)) }
         return .success(())
     }
 

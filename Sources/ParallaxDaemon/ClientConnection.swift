@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
 
 /// Who is on the other end of a connection (SO_PEERCRED and SO_PEERGROUPS, taken at accept:
 /// what the process was when it connected, which a later setuid cannot change).
@@ -16,7 +17,8 @@ struct PeerCredentials: Sendable, Equatable {
     func isMember(of group: gid_t) -> Bool { gid == group || groups.contains(group) }
 
     /// Reads the credentials of a connected socket; nil if the kernel will not say.
-    static func of(socket fd: Int32) -> PeerCredentials? {
+    static func of(socket descriptor: FileDescriptor) -> PeerCredentials? {
+        let fd = descriptor.rawValue
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
         guard plx_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return nil }
         var peer = PeerCredentials(pid: pid, uid: uid, gid: gid)
@@ -42,7 +44,7 @@ final class ClientConnection {
     static let outputLimit = 256 * 1024
 
     let id: Int
-    let fd: Int32
+    let fd: FileDescriptor
     let peer: PeerCredentials
     var token: EventLoop.Token?
     var splitter = LineSplitter(maxLineLength: ProtocolConstants.maxLineLength)
@@ -67,7 +69,7 @@ final class ClientConnection {
     private var output: [UInt8] = []
     private var outputStart = 0
 
-    init(id: Int, fd: Int32, peer: PeerCredentials) {
+    init(id: Int, fd: FileDescriptor, peer: PeerCredentials) {
         self.id = id
         self.fd = fd
         self.peer = peer
@@ -84,7 +86,7 @@ final class ClientConnection {
         if isDrained {
             output.removeAll(keepingCapacity: true)
             outputStart = 0
-            let n = bytes.withUnsafeBytes { plx_send(fd, $0.baseAddress, $0.count) }
+            let n = bytes.withUnsafeBytes { plx_send(fd.rawValue, $0.baseAddress, $0.count) }
             if n == bytes.count { return .done }
             if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return .failed(errno) }
             output.append(contentsOf: bytes[max(0, n)...])
@@ -100,7 +102,7 @@ final class ClientConnection {
     func flush() -> WriteResult {
         while outputStart < output.count {
             let n = output.withUnsafeBytes { raw in
-                plx_send(fd, raw.baseAddress! + outputStart, raw.count - outputStart)
+                plx_send(fd.rawValue, raw.baseAddress! + outputStart, raw.count - outputStart)
             }
             if n < 0 {
                 if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
@@ -127,13 +129,13 @@ final class ClientConnection {
 
     /// Reads what is available into `buffer`; 0 means the peer closed.
     func read(into buffer: inout [UInt8]) -> Int {
-        buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+        buffer.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
     }
 
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        Glibc.close(fd)
+        try? fd.close()
     }
 }
 

@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import ParallaxConfig
 import ParallaxProtocol
+import SystemPackage
 
 /// Who gets a connection slot, for how long, and what is logged about those who do not
 /// (docs/protocol.md "Connection limits and refused peers"; the policy is ConnectionSlots.swift).
@@ -13,7 +14,7 @@ extension ClientServer {
     func acceptClients() {
         while true {
             var exhausted = false
-            var fd = plx_accept(listener.fd)
+            var fd = plx_accept(listener.fd.rawValue)
             if fd < 0 {
                 let error = errno
                 switch error {
@@ -21,7 +22,7 @@ extension ClientServer {
                 case ECONNABORTED, EPROTO: continue     // the peer gave up while queued
                 case EMFILE, ENFILE:
                     guard descriptorReserve.release() else { pauseAccepting(error); return }
-                    fd = plx_accept(listener.fd)
+                    fd = plx_accept(listener.fd.rawValue)
                     exhausted = true
                     warnAboutAccept("out of file descriptors (\(String(cString: strerror(error)))): newcomers displace others or are refused")
                     if fd < 0 {
@@ -35,7 +36,7 @@ extension ClientServer {
                     return
                 }
             }
-            admit(fd, descriptorsExhausted: exhausted)
+            admit(FileDescriptor(rawValue: fd), descriptorsExhausted: exhausted)
             if exhausted, !descriptorReserve.acquire() {
                 pauseAccepting(EMFILE)
                 return
@@ -62,11 +63,11 @@ extension ClientServer {
         logger.warning("\(message)")
     }
 
-    private func admit(_ fd: Int32, descriptorsExhausted: Bool) {
+    private func admit(_ fd: FileDescriptor, descriptorsExhausted: Bool) {
         guard let peer = PeerCredentials.of(socket: fd) else {
             // Without credentials no access decision is possible: refuse rather than guess.
             warnAboutAccept("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
-            Glibc.close(fd)
+            try? fd.close()
             return
         }
         // A user over its limit is refused before the access lists are consulted (group and seat

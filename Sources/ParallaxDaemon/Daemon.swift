@@ -5,6 +5,7 @@ import ParallaxConfig
 import ParallaxIIO
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
 
 /// The running daemon, the composition root of its parts (docs/architecture.md "Inside the
 /// daemon"): the server (socket and connections), the command router, the hub and the sensor
@@ -85,15 +86,16 @@ public final class Daemon {
 
     /// Serves until SIGTERM or SIGINT; returns the process exit code.
     public func run() throws -> Int32 {
-        let signals = plx_signalfd_standard()
-        guard signals >= 0 else { throw ListenerError("cannot set up signal handling") }
+        let raw = plx_signalfd_standard()
+        guard raw >= 0 else { throw ListenerError("cannot set up signal handling") }
+        let signals = FileDescriptor(rawValue: raw)
         _ = try loop.watch(signals, events: PLX_EPOLLIN) { [unowned self] _ in
-            while case let signo = plx_signalfd_read(signals), signo > 0 {
+            while case let signo = plx_signalfd_read(signals.rawValue), signo > 0 {
                 self.handleSignal(signo)
             }
         }
         try server.start()
-        _ = try loop.watch(sensorWakeup.fd.rawValue, events: PLX_EPOLLIN) { [unowned self] _ in self.supervisor.samplesReady() }
+        _ = try loop.watch(sensorWakeup.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.supervisor.samplesReady() }
         startWatchdog()
         logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(server.listener.description), source \(config.source)")
         // READY=1 once the socket serves and the first look at the sensors has an outcome, so

@@ -1,4 +1,4 @@
-import Glibc
+import SystemPackage
 
 /// One descriptor held back for the moment the process runs out of them.
 ///
@@ -9,22 +9,22 @@ import Glibc
 /// flood's connection, or be refused), and take the reserve again once that decision freed a
 /// descriptor. The backlog drains; nothing spins.
 struct DescriptorReserve {
-    private(set) var fd: Int32 = -1
+    private(set) var fd: FileDescriptor?
 
-    var isHeld: Bool { fd >= 0 }
+    var isHeld: Bool { fd != nil }
 
     /// Takes the reserve (again); false if even that fails (still out of descriptors).
     @discardableResult
     mutating func acquire() -> Bool {
-        if fd < 0 { fd = open("/dev/null", O_RDONLY | O_CLOEXEC) }
-        return fd >= 0
+        if fd == nil { fd = try? FileDescriptor.open("/dev/null", .readOnly, options: [.closeOnExec]) }
+        return fd != nil
     }
 
     /// Gives the reserve back to the process; false if it was not held.
     mutating func release() -> Bool {
-        guard fd >= 0 else { return false }
-        close(fd)
-        fd = -1
+        guard let fd else { return false }
+        try? fd.close()
+        self.fd = nil
         return true
     }
 }

@@ -32,7 +32,7 @@ final class EventLoop {
         guard tfd >= 0 else { close(ep); throw Errno(rawValue: errno) }
         epoll = FileDescriptor(rawValue: ep)
         timerFD = FileDescriptor(rawValue: tfd)
-        _ = try watch(timerFD.rawValue, events: PLX_EPOLLIN) { [unowned self] _ in self.fireTimers() }
+        _ = try watch(timerFD, events: PLX_EPOLLIN) { [unowned self] _ in self.fireTimers() }
     }
 
     deinit {
@@ -41,21 +41,21 @@ final class EventLoop {
     }
 
     /// Calls `handler` with the epoll event mask whenever `fd` is ready for `events`.
-    func watch(_ fd: Int32, events: UInt32, handler: @escaping Handler) throws(Errno) -> Token {
+    func watch(_ fd: FileDescriptor, events: UInt32, handler: @escaping Handler) throws(Errno) -> Token {
         let token = nextToken
         nextToken += 1
-        guard plx_epoll_add(epoll.rawValue, fd, events, token) == 0 else { throw Errno(rawValue: errno) }
+        guard plx_epoll_add(epoll.rawValue, fd.rawValue, events, token) == 0 else { throw Errno(rawValue: errno) }
         handlers[token] = handler
         return Token(value: token)
     }
 
-    func modify(_ token: Token, fd: Int32, events: UInt32) {
-        _ = plx_epoll_mod(epoll.rawValue, fd, events, token.value)
+    func modify(_ token: Token, fd: FileDescriptor, events: UInt32) {
+        _ = plx_epoll_mod(epoll.rawValue, fd.rawValue, events, token.value)
     }
 
     /// Stops watching; the caller still owns (and closes) the fd.
-    func unwatch(_ token: Token, fd: Int32) {
-        _ = plx_epoll_del(epoll.rawValue, fd)
+    func unwatch(_ token: Token, fd: FileDescriptor) {
+        _ = plx_epoll_del(epoll.rawValue, fd.rawValue)
         handlers[token.value] = nil
     }
 

@@ -4,7 +4,7 @@ import SystemPackage
 
 /// The listening Unix socket: adopted from systemd, or bound at the configured path.
 struct Listener {
-    let fd: Int32
+    let fd: FileDescriptor
     /// The path we bound and must unlink at exit (nil when systemd owns the socket).
     let ownedPath: String?
     let description: String
@@ -14,7 +14,7 @@ struct Listener {
     static func open(path: String, mode: UInt32) -> Result<Listener, ListenerError> {
         switch Systemd.activatedListener() {
         case .failure(let e): return .failure(e)
-        case .success(let fd?): return .success(Listener(fd: fd, ownedPath: nil, description: "socket from systemd (fd \(fd))"))
+        case .success(let fd?): return .success(Listener(fd: FileDescriptor(rawValue: fd), ownedPath: nil, description: "socket from systemd (fd \(fd))"))
         case .success(nil): break
         }
         let parent = Directories.parent(of: path)
@@ -38,11 +38,11 @@ struct Listener {
         let fd = plx_unix_listen(path, 128)
         guard fd >= 0 else { return .failure(ListenerError("cannot listen on \(path): \(Errno(rawValue: errno))")) }
         chmod(path, mode_t(mode))
-        return .success(Listener(fd: fd, ownedPath: path, description: path))
+        return .success(Listener(fd: FileDescriptor(rawValue: fd), ownedPath: path, description: path))
     }
 
     func close() {
-        _ = Glibc.close(fd)
+        try? fd.close()
         if let ownedPath { unlink(ownedPath) }
     }
 }

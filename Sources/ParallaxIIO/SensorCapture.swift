@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import ParallaxMotion
 import Synchronization
+import SystemPackage
 
 /// Runs one `SensorDriver` on its own thread and hands what it produces to the event loop.
 ///
@@ -44,7 +45,7 @@ public final class SensorCapture: Sendable {
     /// it only when it needs samples sooner.
     private let sleepingFor = Atomic<Int64>(0)
     /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
-    private let wakeFD: Int32
+    private let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     private let wake: @Sendable () -> Void
@@ -56,11 +57,17 @@ public final class SensorCapture: Sendable {
                 wake: @escaping @Sendable () -> Void) {
         self.open = open
         self.wake = wake
-        wakeFD = plx_eventfd()
+        let fd = plx_eventfd()
+        wakeFD = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
     }
 
     deinit {
-        if wakeFD >= 0 { Glibc.close(wakeFD) }
+        try? wakeFD?.close()
+    }
+
+    /// Wakes the capture thread from a paced sleep (a sooner need, a failure to report, or stop).
+    private func signalCaptureThread() {
+        if let wakeFD { _ = plx_eventfd_signal(wakeFD.rawValue) }
     }
 
     /// Starts the capture thread. Returns false if the thread could not be created.
@@ -83,7 +90,7 @@ public final class SensorCapture: Sendable {
     /// still queues is never read.
     public func stop() {
         stopping.store(true, ordering: .releasing)
-        if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
+        signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_detach(tid)
         }
@@ -92,7 +99,7 @@ public final class SensorCapture: Sendable {
     /// Stops and waits until the driver is closed (at shutdown, so devices are released before exit).
     public func stopAndWait() {
         stopping.store(true, ordering: .releasing)
-        if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
+        signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_join(tid, nil)
         }
@@ -137,7 +144,7 @@ public final class SensorCapture: Sendable {
             } catch {
                 // The capture thread reports it (and ends), as if it had met it itself.
                 s.failure = error
-                if wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
+                signalCaptureThread()
             }
             return (events, dropped, newest)
         }
@@ -167,7 +174,7 @@ public final class SensorCapture: Sendable {
         requestGeneration.add(1, ordering: .sequentiallyConsistent)
         // Wake a paced sleep only if it would oversleep the new need.
         let sleeping = sleepingFor.load(ordering: .sequentiallyConsistent)
-        if sleeping != 0 && need.need < sleeping && wakeFD >= 0 { _ = plx_eventfd_signal(wakeFD) }
+        if sleeping != 0 && need.need < sleeping { signalCaptureThread() }
     }
 
     private func post(_ event: Event, wakingLoop: Bool = true) {
@@ -205,7 +212,7 @@ public final class SensorCapture: Sendable {
     /// Sleeps until the source will have the sample the loop needs, or the loop needs one sooner.
     /// Returns false when there was nothing to sleep for.
     private func pacedSleep(_ source: any QueuedSampleSource, plan: Plan) -> Bool {
-        guard wakeFD >= 0 else { return false }
+        guard let wakeFD else { return false }
         let need = plan.need.need
         // The forecast under the slot's lock: the loop may be taking from the source right now.
         guard let target = SamplePacer.sleepTarget(
@@ -214,7 +221,7 @@ public final class SensorCapture: Sendable {
         sleepingFor.store(need, ordering: .sequentiallyConsistent)
         // The loop may have spoken between the plan's refresh and the store above: re-check.
         if requestGeneration.load(ordering: .sequentiallyConsistent) == plan.generation && !stopping.load(ordering: .acquiring) {
-            if plx_wait_readable_until(wakeFD, target) > 0 { _ = plx_eventfd_drain(wakeFD) }
+            if plx_wait_readable_until(wakeFD.rawValue, target) > 0 { _ = plx_eventfd_drain(wakeFD.rawValue) }
         }
         sleepingFor.store(0, ordering: .sequentiallyConsistent)
         return true

@@ -1,4 +1,5 @@
 import Glibc
+import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
@@ -29,7 +30,7 @@ import Testing
     @Test func aLineGoesStraightOutWhileThePeerReads() {
         let (ours, theirs) = Self.socketPair()
         defer { close(theirs) }
-        let client = ClientConnection(id: 1, fd: ours, peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer)
         defer { client.close() }
         guard case .done = client.send(Array("hello\n".utf8)) else { Issue.record("not written at once"); return }
         #expect(client.isDrained)
@@ -39,7 +40,7 @@ import Testing
     @Test func outputWaitsForASlowPeerThenFlushesOrOverflows() {
         let (ours, theirs) = Self.socketPair()
         defer { close(theirs) }
-        let client = ClientConnection(id: 1, fd: ours, peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer)
         defer { client.close() }
         let line = [UInt8](repeating: UInt8(ascii: "a"), count: 4096)
         var sent = 0
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func commandsHaveABudgetThatRefills() {
-        let client = ClientConnection(id: 1, fd: -1, peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: Self.peer)
         let rate = 5.0
         let t0: Int64 = 1_000_000_000
         for _ in 0..<5 { #expect(client.takeCommandToken(rate: rate, now: t0)) }

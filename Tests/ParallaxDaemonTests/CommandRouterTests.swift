@@ -1,6 +1,7 @@
 import ParallaxConfig
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
@@ -49,7 +50,7 @@ import Testing
     }
 
     static func send(_ line: String, as peer: PeerCredentials, to router: CommandRouter, client: ClientConnection? = nil) -> ClientConnection {
-        let client = client ?? ClientConnection(id: 1, fd: -1, peer: peer)
+        let client = client ?? ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: peer)
         router.handleLine(Array(line.utf8), from: client)
         return client
     }

@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
@@ -32,12 +33,12 @@ import Testing
         defer { close(fds[0]); close(fds[1]) }
         var reads = 0
         var token: EventLoop.Token?
-        token = try loop.watch(fds[0], events: PLX_EPOLLIN) { events in
+        token = try loop.watch(FileDescriptor(rawValue: fds[0]), events: PLX_EPOLLIN) { events in
             #expect(events & PLX_EPOLLIN != 0)
             var byte: UInt8 = 0
             while read(fds[0], &byte, 1) == 1 { reads += 1 }
             if reads >= 2, let token {
-                loop.unwatch(token, fd: fds[0])
+                loop.unwatch(token, fd: FileDescriptor(rawValue: fds[0]))
                 // Readable again, but nobody watches: the handler must not run for it.
                 var more: UInt8 = 9
                 _ = write(fds[1], &more, 1)

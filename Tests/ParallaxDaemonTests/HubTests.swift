@@ -1,6 +1,7 @@
 import CLinux
 import ParallaxMotion
 import ParallaxProtocol
+import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
@@ -32,7 +33,7 @@ import Testing
     }
 
     static func subscriber(_ id: Int, rate: Int = 60, rotation: DisplayRotation = .none, due: Int64 = 0) -> ClientConnection {
-        let client = ClientConnection(id: id, fd: -1, peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
+        let client = ClientConnection(id: id, fd: FileDescriptor(rawValue: -1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
         client.subscription = Subscription(rate: rate, rotation: rotation, nextDue: due)
         return client
     }

@@ -76,7 +76,7 @@ import Testing
                 opens.increment()
                 return ScriptedDriver(samples: samples, endsAsLost: endsAsLost)
             }, linger: 0)
-        _ = try loop.watch(wakeup.fd.rawValue, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
+        _ = try loop.watch(wakeup.fd, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
         loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
         return (loop, supervisor, events)
     }
