@@ -60,7 +60,7 @@ final class ClientConnection {
     /// The timer that disconnects the client if it stays blocked (owned by the daemon).
     var stallTimer: EventLoop.TimerID?
     /// The timer that closes the connection if it stays idle, or ends a stranger's visit
-    /// (`[Daemon] IdleTimeout=`, Daemon+Admission.swift).
+    /// (`[Daemon] IdleTimeout=`, ClientServer+Admission.swift).
     var idleTimer: EventLoop.TimerID?
     /// Command budget (token bucket): refilled at the configured rate, one token per command.
     private var commandTokens: Double = -1

@@ -47,7 +47,7 @@ def test_record_refuses_without_sensors(workdir, testbed, parallaxctl_bin):
 def test_decimal_comma_locales_change_nothing(start_daemon, testbed, locale):
     """The whole path under a decimal-comma environment. (Scales like 0.000598 would read as 0
     through a locale-following strtod. parallaxd never calls setlocale, so the environment alone
-    cannot switch its C locale; SysfsNumberTests switches the process locale itself and proves
+    cannot switch its C locale; DecimalNumberTests switches the process locale itself and proves
     the parsing ignores it. This test guards against a dependency or a later change that does.)"""
     dev = plx.bmi160(0)
     daemon = start_daemon(dev, env={'LC_ALL': locale, 'LANG': locale, 'LC_NUMERIC': locale})
