@@ -108,6 +108,11 @@ def root_subscribes(daemon_or_path, seconds=1.5, rate=RATE):
     return c
 
 
+# Connections a flood may have open beyond its slots at one instant: the one being accepted and
+# refused, and one displaced to make room whose close has not run yet in the same loop turn.
+IN_FLIGHT = 2
+
+
 def open_fds(pid):
     return len(os.listdir('/proc/%d/fd' % pid))
 
@@ -172,8 +177,8 @@ def test_an_idle_flood_from_a_stranger(workdir, start_daemon, group):
     keeper, fds, rss = baseline(daemon)
     flood = Flood(daemon.socket_path, 'idle', 200, 5)
     try:
-        # Nobody's 32 slots, plus the one connection being accepted and refused right now.
-        assert open_fds(daemon.pid) <= fds + 32 + 1, 'nobody holds more than its 32 slots'
+        # Nobody's 32 slots, plus at most IN_FLIGHT connections between accept and close.
+        assert open_fds(daemon.pid) <= fds + 32 + IN_FLIGHT, 'nobody holds more than its 32 slots'
         root_subscribes(daemon)
         other_user_subscribes(daemon.socket_path, group.gr_gid)
         counts = flood.result()
@@ -249,8 +254,8 @@ def test_limits_hold_under_socket_activation(workdir, parallaxd_bin, testbed, gr
         os.chmod(sock, 0o666)
         flood = Flood(sock, 'idle', 100, 4)
         try:
-            # Nobody's 8 slots, plus the one connection being accepted and refused right now.
-            assert open_fds(pid) <= fds + 8 + 1
+            # Nobody's 8 slots, plus at most IN_FLIGHT connections between accept and close.
+            assert open_fds(pid) <= fds + 8 + IN_FLIGHT
             root_subscribes(sock)
             other_user_subscribes(sock, group.gr_gid)
             counts = flood.result()
