@@ -25,6 +25,7 @@ def flood(path, mode, count, seconds, rate=400.0, reopen=True):
               'messages': []}
     sel = selectors.DefaultSelector()
     buffers = {}
+    refused = set()     # connections that were told no: the server is to close them
     end = time.monotonic() + seconds
     next_connect = time.monotonic()
     announced = False
@@ -48,15 +49,8 @@ def flood(path, mode, count, seconds, rate=400.0, reopen=True):
         buffers[s] = b''
         sel.register(s, selectors.EVENT_READ)
 
-    while time.monotonic() < end:
-        while len(buffers) < count and (reopen or counts['attempts'] < count) and time.monotonic() >= next_connect:
-            open_one()
-            next_connect += 1.0 / rate
-        counts['max_open'] = max(counts['max_open'], len(buffers))
-        if not announced and counts['attempts'] >= count:
-            print('ready', flush=True)
-            announced = True
-        for key, _ in sel.select(timeout=0.02):
+    def read_ready(timeout):
+        for key, _ in sel.select(timeout=timeout):
             s = key.fileobj
             try:
                 data = s.recv(65536)
@@ -68,6 +62,7 @@ def flood(path, mode, count, seconds, rate=400.0, reopen=True):
                 counts['closed_by_server'] += 1
                 sel.unregister(s)
                 del buffers[s]
+                refused.discard(s)
                 s.close()
                 continue
             lines = (buffers[s] + data).split(b'\n')
@@ -79,11 +74,27 @@ def flood(path, mode, count, seconds, rate=400.0, reopen=True):
                 for code in ('unavailable', 'permission_denied'):
                     if b'"code":"%s"' % code.encode() in line:
                         counts[code] += 1
+                        refused.add(s)
                         message = json.loads(line)['message']
                         if message not in counts['messages'] and len(counts['messages']) < 10:
                             counts['messages'].append(message)   # each distinct one, once
+
+    while time.monotonic() < end:
+        while len(buffers) < count and (reopen or counts['attempts'] < count) and time.monotonic() >= next_connect:
+            open_one()
+            next_connect += 1.0 / rate
+        counts['max_open'] = max(counts['max_open'], len(buffers))
+        if not announced and counts['attempts'] >= count:
+            print('ready', flush=True)
+            announced = True
+        read_ready(0.02)
         if not reopen and not buffers and counts['attempts'] >= count:
             break
+    # Refusals read just before the end: give the server a moment to close those too, so that
+    # "closed after a refusal" is counted for every refusal, not only for the early ones.
+    drain_end = time.monotonic() + 2.0
+    while refused and time.monotonic() < drain_end:
+        read_ready(0.05)
     if not announced:
         print('ready', flush=True)
     for s in list(buffers):
