@@ -35,11 +35,17 @@ struct Listener {
             }
             unlink(path)
         }
-        let fd = plx_unix_listen(path, 128)
+        let fd = plx_unix_listen(path, Self.backlog)
         guard fd >= 0 else { return .failure(ListenerError("cannot listen on \(path): \(Errno(rawValue: errno))")) }
         chmod(path, mode_t(mode))
         return .success(Listener(fd: FileDescriptor(rawValue: fd), ownedPath: path, description: path))
     }
+
+    /// Connections the kernel queues before the loop accepts them. Why this many: a Unix socket
+    /// whose queue is full refuses connect() at once (EAGAIN, no retry), so a flood that outruns
+    /// the loop for a moment would lock out the compositor too. 4096 is systemd's Backlog= default
+    /// (SOMAXCONN); the kernel caps it at net.core.somaxconn.
+    static let backlog: Int32 = 4096
 
     func close() {
         try? fd.close()
