@@ -79,6 +79,20 @@ int plx_wait_readable_until(int fd, int64_t deadline_ns) {
     }
 }
 
+int plx_wait_either_until(int fd, int other_fd, int64_t deadline_ns) {
+    for (;;) {
+        int64_t left = deadline_ns - plx_monotonic_ns();
+        if (left < 0) left = 0;
+        struct timespec ts = { .tv_sec = left / 1000000000LL, .tv_nsec = left % 1000000000LL };
+        // ppoll ignores entries with a negative fd: a source without a descriptor waits for time.
+        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = other_fd, .events = POLLIN } };
+        int rc = ppoll(p, 2, &ts, NULL);
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc <= 0) return rc;
+        return (p[0].revents ? 1 : 0) | (p[1].revents ? 2 : 0);
+    }
+}
+
 int plx_set_thread_name(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }

@@ -42,6 +42,10 @@ enum ConfigKeys {
             "AccelMountMatrix": { c, v throws(ConfigValueError) in c.accelMountMatrix = try matrix(v) },
             "GyroMountMatrix": { c, v throws(ConfigValueError) in c.gyroMountMatrix = try matrix(v) },
             "Linger": { c, v throws(ConfigValueError) in c.linger = try number(v, 0...3600, unit: "s") },
+            "RestAfter": { c, v throws(ConfigValueError) in c.restAfter = try number(v, 0...3600, unit: "s") },
+            "RestRate": { c, v throws(ConfigValueError) in
+                c.restRate = try number(v, RestRequest.minimumRate...1000, unit: "Hz")
+            },
             "ReplaySpeed": { c, v throws(ConfigValueError) in c.replaySpeed = try number(v, 0.01...1000, unit: "×") },
             "ReplayLoop": { c, v throws(ConfigValueError) in c.replayLoop = try boolean(v) },
         ],

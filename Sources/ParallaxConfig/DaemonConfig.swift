@@ -43,6 +43,12 @@ public struct DaemonConfig: Sendable, Equatable {
     /// `Linger=` (s): sensors stay open this long after the last subscriber leaves, so a client
     /// that reconnects at once does not pay for a re-open and a re-settled attitude.
     public var linger = 2.0
+    /// `RestAfter=` (s): the device lies still this long, with nothing left to send, and the
+    /// sensors slow down until it moves (docs/power.md); 0: never.
+    public var restAfter = 2.0
+    /// `RestRate=` (Hz): samples per second wanted at rest (the slowest rate the device offers
+    /// at or above it); at least 5 Hz, the engine's longest gap.
+    public var restRate = RestRequest.defaultRate
     /// `ReplaySpeed=`: speed factor for replay: sources.
     public var replaySpeed = 1.0
     /// `ReplayLoop=`: start a replay again when it ends (a replay is a stand-in for live sensors).

@@ -48,6 +48,8 @@ extension Daemon {
         }
         let run = CalibrationRun(client: client, id: id, seconds: seconds ?? Self.defaultCalibrationSeconds)
         calibrationRun = run
+        // Calibration measures the still device at its full rate.
+        supervisor.withdrawRest()
         logger.notice("calibrating for \(Double(run.duration) / 1e9) s (client \(client.id)); the device must lie still")
         write(ServerMessage.calibration(.progress(0), id: id).encode(), to: client)
         Systemd.notify("STATUS=calibrating: 0 %")

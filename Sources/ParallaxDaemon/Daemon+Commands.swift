@@ -27,7 +27,11 @@ extension Daemon: CommandEffects {
         if wasSubscribed { updateDemand() }
     }
 
-    func recenter() { engine.recenter() }
+    func recenter() {
+        engine.recenter()
+        // The re-centred offset shows at the next sample: at full rate, not a rest drain later.
+        supervisor.withdrawRest()
+    }
 
     func stateLine() -> [UInt8] {
         ServerMessage.state(sensor: supervisor.state, reduceMotion: reduceMotion, calibrated: calibration != nil).encode()
@@ -58,6 +62,8 @@ extension Daemon: CommandEffects {
     }
 
     func statusReport() -> StatusReport {
+        // Samples a resting capture kept from the loop count in the input rate.
+        supervisor.pump()
         let now = plx_monotonic_ns()
         return StatusReport(
             version: ProtocolConstants.serverVersion,
@@ -72,6 +78,7 @@ extension Daemon: CommandEffects {
             reduceMotion: reduceMotion,
             calibrated: calibration != nil,
             uptime: Double(now - startTime) / 1e9,
-            frame: supervisor.frameReport())
+            frame: supervisor.frameReport(),
+            resting: supervisor.isResting)
     }
 }

@@ -17,6 +17,10 @@ extension Daemon: SensorEvents, HubOutput {
 
     func sampleBatchEnded() { hub.deliver() }
 
+    func mayRest(quietFor: Int64) -> Bool {
+        calibrationRun == nil && !hub.hasPendingDelivery && plx_monotonic_ns() - hub.lastPublishTime >= quietFor
+    }
+
     func transmit(_ line: [UInt8], to client: ClientConnection) { write(line, to: client) }
 
     func refreshFrames() { supervisor.pump() }

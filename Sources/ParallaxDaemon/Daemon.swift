@@ -31,7 +31,8 @@ public final class Daemon {
     /// Sensors opened on demand; its events come here (`SensorEvents`, Daemon+Motion.swift).
     private(set) lazy var supervisor = Supervisor(
         loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),
-        source: config.source.description, factory: makeFactory(config), linger: config.linger)
+        source: config.source.description, factory: makeFactory(config), linger: config.linger,
+        rest: RestSettings(config))
     let sensorWakeup: SensorWakeup
     /// The bound socket and the spare descriptor taken before it, for `server`.
     private let listener: Listener
@@ -176,7 +177,8 @@ public final class Daemon {
         }
         DaemonLogLevel.level = new.logLevel
         engine.settings = new.motion
-        supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger)
+        supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger,
+                                 rest: RestSettings(new))
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new
         router.settings = CommandRouter.Settings(new)

@@ -50,6 +50,11 @@ final class Hub {
 
     var count: Int { subscribers.count }
 
+    /// When (monotonic ns) the last frame was published; 0 before any.
+    var lastPublishTime: Int64 { lastPublish }
+    /// A frame waits for a subscriber that is not due or not drained yet (the fallback timer is armed).
+    var hasPendingDelivery: Bool { timer != nil }
+
     /// When the loop next needs a fresh sample (monotonic ns); nil without subscribers.
     ///
     /// A subscriber not yet due needs one at its due time. One already due is waiting for a frame

@@ -17,6 +17,10 @@ protocol SensorEvents: AnyObject {
     func sensorsFirstOutcome()
     /// When (monotonic ns) fresh samples are next needed; until then they are batched.
     func nextSampleNeed() -> SampleNeed
+    /// Whether the sensors may slow down for a device at rest (Supervisor+Rest.swift): nothing
+    /// published for `quietFor` ns, nothing left to deliver, nothing that needs every sample now
+    /// (a calibration).
+    func mayRest(quietFor: Int64) -> Bool
 }
 
 /// Wakes the event loop from the capture thread: an eventfd the loop watches (the owner routes

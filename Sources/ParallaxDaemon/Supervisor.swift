@@ -22,13 +22,13 @@ final class Supervisor {
     private var hadOutcome = false
 
     private let loop: EventLoop
-    private unowned let events: any SensorEvents
+    unowned let events: any SensorEvents
     let logger: Logger
     private var factory: @Sendable () throws(SensorError) -> any SensorDriver
     private var sourceName: String
     private var linger: Int64
     private let wakeup: SensorWakeup
-    private var capture: SensorCapture?
+    private(set) var capture: SensorCapture?
     private var demanded = false
     private var lingerTimer: EventLoop.TimerID?
     private var retryTimer: EventLoop.TimerID?
@@ -40,6 +40,17 @@ final class Supervisor {
 
     /// Samples taken in the last second, for the status report's input rate.
     private(set) var sampleTimes = RateMeter()
+    /// Resting (Supervisor+Rest.swift): whether and how the sensors slow down while the device
+    /// lies still, the stillness of the raw samples, the newest sample's time, and where the
+    /// capture is (running, ordered to rest, resting).
+    var restSettings: RestSettings
+    var stillness = Stillness()
+    var newestSample: Int64 = 0
+    var rest = RestState.running
+    var restOrders: UInt64 = 0
+    /// No rest before this (monotonic ns): set when a rest is withdrawn.
+    var restHeldUntil: Int64 = 0
+
     /// The online check of the open sensors' frame (FrameCheck.swift, Supervisor+Frame.swift);
     /// kept while the same sensors reopen, so evidence is not lost between subscribers.
     var frameCheck = FrameCheck(hasGyroscope: false)
@@ -48,8 +59,11 @@ final class Supervisor {
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
     ///   - factory: opens the source's driver (on the capture thread).
     ///   - linger: seconds the sensors stay open after demand ends.
+    ///   - rest: whether and how the sensors slow down while the device lies still.
     init(loop: EventLoop, wakeup: SensorWakeup, events: any SensorEvents, logger: Logger, source: String,
-         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) {
+         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
+         rest: RestSettings = RestSettings()) {
+        self.restSettings = rest
         self.loop = loop
         self.wakeup = wakeup
         self.events = events
@@ -62,8 +76,13 @@ final class Supervisor {
     var source: String { sourceName }
 
     /// Replaces the source (on reload); reopens if open.
-    func replaceSource(_ name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double) {
+    func replaceSource(_ name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
+                       rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
+        if rest != restSettings {
+            restSettings = rest
+            withdrawRest()
+        }
         guard name != sourceName else { return }
         sourceName = name
         self.factory = factory
@@ -117,6 +136,7 @@ final class Supervisor {
         guard let capture else { return }
         self.capture = nil
         cancelTake()
+        rest = .running
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
     }
@@ -139,7 +159,7 @@ final class Supervisor {
         let (events, dropped, _) = capture.takeQueuedEvents() ?? { let e = capture.events(); return (e.events, e.dropped, 0) }()
         handle(events, dropped: dropped, from: capture)
         self.events.sampleBatchEnded()
-        planNextBatch()
+        afterBatch()
     }
 
     /// The loop's timer at the forecast arrival of the sample a due subscriber needs: take the
@@ -158,7 +178,7 @@ final class Supervisor {
         switch SamplePacer.afterTake(newest: newest, need: takeNeed) {
         case .batchEnds:
             self.events.sampleBatchEnded()
-            planNextBatch()
+            afterBatch()
         case .captureWakes(let need):
             capture.wakeForSamples(need)
         }
@@ -168,8 +188,8 @@ final class Supervisor {
     /// the next due subscriber needs (one wake-up per frame), or the capture thread, which wakes
     /// the loop with the first sample at or after the need (sources that keep nothing, a need
     /// that is now, or a capture thread busy reading).
-    private func planNextBatch() {
-        guard let capture else { return }
+    func planNextBatch() {
+        guard let capture, rest == .running else { return }
         cancelTake()
         let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
                                          canTakeQueued: capture.canTakeQueued,
@@ -185,7 +205,7 @@ final class Supervisor {
         }
     }
 
-    private func cancelTake() {
+    func cancelTake() {
         if let takeTimer { loop.cancel(takeTimer); self.takeTimer = nil }
     }
 
@@ -198,6 +218,8 @@ final class Supervisor {
             switch event {
             case .opened(let sensors):
                 if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
+                stillness = Stillness()
+                rest = .running
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
@@ -206,14 +228,23 @@ final class Supervisor {
                 setState(.ok)
             case .sample(let sample):
                 sampleTimes.record(sample.t)
+                // The same raw samples, in the same order, as the capture thread's rest gate sees.
+                stillness.observe(sample)
+                newestSample = max(newestSample, sample.t)
                 self.events.sensorSample(sample)
+            case .resting(let pace, let order):
+                restBegan(pace, order: order)
+            case .awake(let moved, let order):
+                restEnded(moved: moved, order: order)
             case .failed(let error):
                 self.capture = nil
                 cancelTake()
+                rest = .running
                 fail(error)
             case .ended:
                 self.capture = nil
                 cancelTake()
+                rest = .running
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
             }

@@ -25,26 +25,31 @@ public final class IIOBufferedDriver: SensorDriver {
 
     public let sensors: [SensorDescription]
     /// The kernel buffer (it keeps the libiio context alive).
-    private let buffer: IIOBuffer
+    let buffer: IIOBuffer
     private let layout: ScanLayout
     private let accel: TriAxis
     private let gyro: TriAxis?
-    /// Expected time between scans (ns): the rate the device was set to.
-    private let period: Int64
-    private var times: ScanTimes
-    private var forecast: ScanForecast
-    private let logger: Logger
+    /// Expected time between scans (ns): the rate the device runs at now.
+    var period: Int64
+    var times: ScanTimes
+    var forecast: ScanForecast
+    /// The device, its full rate (Hz) and, while the device rests, the rest pace
+    /// (IIOBufferedDriver+Rest.swift).
+    let device: IIODeviceHandle
+    let activeRate: Double
+    var restPace: RestPace?
+    let logger: Logger
 
     /// Refilled bytes not yet decoded (a partial scan from a short read waits here).
     private let staging: ScanStaging
     /// Decoded scans of the current refill, and the samples made from them; capacity reserved once.
     private var raws: [ScanLayout.Raw] = []
-    private var pending: [Sample] = []
-    private var nextPending = 0
+    var pending: [Sample] = []
+    var nextPending = 0
     private var lastData: Int64
     /// Scans the kernel buffer holds, and whether it wakes poll() at every scan (watermark 1).
     private var queueScans = IIOBufferedDriver.scansPerRefill * 4
-    private var wakesPerScan = false
+    private(set) var wakesPerScan = false
     /// When the last refill read, and whether it had to wait for the scans it got.
     private var lastReadTime: Int64 = 0
     private var lastRefillWaited = false
@@ -113,6 +118,8 @@ public final class IIOBufferedDriver: SensorDriver {
         let rate = IIODiscovery.ensureRate(device, atLeast: pollRate, wanted: pollRate, logger: logger) ?? pollRate
         let period = Int64(1e9 / max(1, rate))
         self.period = period
+        self.device = device
+        activeRate = rate
         forecast = ScanForecast(period: period)
 
         let lookup = MountMatrixLookup(logger: logger)
@@ -212,7 +219,7 @@ public final class IIOBufferedDriver: SensorDriver {
 
     /// Waits up to `timeoutMilliseconds` for scans, reads them and queues their samples.
     /// Returns how many samples were queued.
-    private func refill(timeoutMilliseconds: Int32) throws(SensorError) -> Int {
+    func refill(timeoutMilliseconds: Int32) throws(SensorError) -> Int {
         guard buffer.isOpen else { throw SensorError(.lost, "the buffer is closed") }
         var fds = pollfd(fd: buffer.pollFD, events: Int16(POLLIN), revents: 0)
         let pollStart = timeoutMilliseconds > 0 ? MonotonicClock.now() : 0

@@ -83,7 +83,7 @@ enum IIODiscovery {
             logger.warning("\(device.id) (\(device.name)) samples at \(current) Hz and offers nothing faster")
             return current
         }
-        let text = choice == choice.rounded() ? String(Int(choice)) : String(choice)
+        let text = FixedRate(choice).description
         if device.write("sampling_frequency", text) {
             logger.notice("\(device.id) (\(device.name)) sampled at \(current) Hz; raised to \(text) Hz")
             return choice

@@ -39,8 +39,10 @@ public final class IIOPolledDriver: SensorDriver {
     private let context: IIOContext
     private let accel: TriAxis
     private let gyro: TriAxis?
-    private let period: Int64
-    private var nextDeadline: Int64
+    let period: Int64
+    /// Time between reads (ns) while the device rests (IIOPolledDriver+Rest.swift); nil: `period`.
+    var restPeriod: Int64?
+    var nextDeadline: Int64
     private var consecutiveFailures = 0
     private var garbageReads = 0
     private let failureLimit: Int
@@ -90,11 +92,21 @@ public final class IIOPolledDriver: SensorDriver {
     }
 
     public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
-        // An absolute schedule: the read time does not accumulate into drift. After a long stall
-        // (a suspended machine) restart the schedule rather than firing a burst of catch-up reads.
-        let now = MonotonicClock.now()
-        nextDeadline = now - nextDeadline > period * 10 ? now : nextDeadline + period
+        scheduleNextRead()
         guard MonotonicClock.sleep(until: nextDeadline, shouldStop: shouldStop) else { return nil }
+        return try readNow()
+    }
+
+    /// An absolute schedule: the read time does not accumulate into drift. After a long stall
+    /// (a suspended machine) restart the schedule rather than firing a burst of catch-up reads.
+    func scheduleNextRead() {
+        let now = MonotonicClock.now()
+        let step = restPeriod ?? period
+        nextDeadline = now - nextDeadline > step * 10 ? now : nextDeadline + step
+    }
+
+    /// Reads both sensors now.
+    func readNow() throws(SensorError) -> Sample {
         let t = MonotonicClock.now()
         let a = read(accel)
         let g = gyro.map(read)

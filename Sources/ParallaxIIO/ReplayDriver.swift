@@ -48,7 +48,7 @@ public final class ReplayDriver: SensorDriver {
     private var lastDue: Int64 = 0
     /// The file has no more samples and does not loop.
     private var ended = false
-    private var duePeriod = 0.0
+    var duePeriod = 0.0
 
     public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
         guard let (sample, due) = try peek() else { return nil }
@@ -57,7 +57,7 @@ public final class ReplayDriver: SensorDriver {
     }
 
     /// The next sample and its due time, reading it from the file if needed.
-    private func peek() throws(SensorError) -> (Sample, Int64)? {
+    func peek() throws(SensorError) -> (Sample, Int64)? {
         if pending == nil {
             pending = try nextFromFile()
             pendingDue = nil

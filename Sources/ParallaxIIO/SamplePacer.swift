@@ -24,6 +24,11 @@
 /// - the capture thread delivers the sample for its need → the need becomes the forecast one
 ///   after it (`SampleNeed.following`), or `.max` until the loop speaks again.
 ///
+/// A third state sits beside these two: **resting** (docs/power.md). While the device lies still
+/// the loop plans no batch at all; the capture thread runs the source slowed down
+/// (`SensorCapture.runAtRest`), wakes the loop only at the first moving sample or every drain
+/// interval, and the loop plans again (`planBatch`) once the capture says it is awake.
+///
 /// The one exception to "only the capture thread touches drivers": the loop's take, under the
 /// capture's slot lock, which the loop only ever *tries* (it never waits for the capture thread),
 /// and only on a `QueuedSampleSource`, whose `takeQueued` never blocks.

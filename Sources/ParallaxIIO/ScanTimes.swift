@@ -18,8 +18,9 @@ struct ScanTimes {
     static let futureTolerance: Int64 = 5_000_000
 
     let source: Source
-    /// Expected time between scans (ns), for spacing scans that carry no usable timestamp.
-    let period: Int64
+    /// Expected time between scans (ns), for spacing scans that carry no usable timestamp; it
+    /// changes when the device is slowed down at rest.
+    var period: Int64
     /// Time of the newest scan so far (ns); 0 before the first.
     private(set) var newest: Int64 = 0
 

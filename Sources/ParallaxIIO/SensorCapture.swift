@@ -19,36 +19,45 @@ public final class SensorCapture: Sendable {
         case failed(SensorError)
         /// The stream ended normally (a replay without looping); the capture thread has ended.
         case ended
+        /// The source runs at its rest pace for the loop's order `order` (`RestOrder.serial`,
+        /// SensorCapture+Rest.swift).
+        case resting(RestPace, order: UInt64)
+        /// The source is back at its full rate: `moved`, the device moved; else the loop withdrew
+        /// the order. `order`: the last order the capture thread rested for.
+        case awake(moved: Bool, order: UInt64)
     }
 
     /// Samples kept while the loop is busy; beyond it the oldest are dropped (the engine only
     /// needs recent motion, and an unbounded queue would grow without limit behind a stalled loop).
     public static let queueLimit = 4096
 
-    private struct Shared {
+    struct Shared {
         var events: [Event] = []
         var dropped = 0
         /// The loop has been woken and has not drained yet: no second wake is needed.
         var wakePending = false
     }
 
-    private let shared = Mutex(Shared())
+    let shared = Mutex(Shared())
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
-    private let slot = Mutex(QueuedSlot())
+    let slot = Mutex(QueuedSlot())
     private let hasQueuedSource = Atomic<Bool>(false)
-    private let stopping = Atomic<Bool>(false)
-    /// The loop's latest word on when it needs samples, and a count of its updates.
+    let hasRestingSource = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
+    /// The loop's latest word on when it needs samples and whether the device rests, and a
+    /// count of its updates.
     private let requested = Mutex(SampleNeed.everySample)
-    private let requestGeneration = Atomic<UInt64>(0)
+    let restOrder = Mutex<RestOrder?>(nil)
+    let requestGeneration = Atomic<UInt64>(0)
     /// The need the capture thread is sleeping towards (0: not sleeping), so that the loop wakes
     /// it only when it needs samples sooner.
     private let sleepingFor = Atomic<Int64>(0)
     /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
-    private let wakeFD: FileDescriptor?
+    let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
-    private let wake: @Sendable () -> Void
+    let wake: @Sendable () -> Void
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
@@ -66,7 +75,7 @@ public final class SensorCapture: Sendable {
     }
 
     /// Wakes the capture thread from a paced sleep (a sooner need, a failure to report, or stop).
-    private func signalCaptureThread() {
+    func signalCaptureThread() {
         if let wakeFD { _ = plx_eventfd_signal(wakeFD.rawValue) }
     }
 
@@ -113,11 +122,13 @@ public final class SensorCapture: Sendable {
         }
     }
 
-    private struct QueuedSlot: @unchecked Sendable {
+    struct QueuedSlot: @unchecked Sendable {
         // Unchecked: the driver is only touched under the slot's lock (by one thread at a time).
         var source: (any QueuedSampleSource)?
         /// A failure the loop met while taking; the capture thread reports it and ends.
         var failure: SensorError?
+        /// The source is at rest: only the capture thread takes from it, through the rest gate.
+        var resting = false
     }
 
     /// Whether the loop may take samples itself (`takeQueuedEvents`): the source keeps them.
@@ -133,7 +144,7 @@ public final class SensorCapture: Sendable {
     /// block: a non-blocking kernel buffer read, a replay's due samples.
     public func takeQueuedEvents() -> (events: [Event], dropped: Int, newestArrival: Int64)? {
         let taken = slot.withLockIfAvailable { s -> (events: [Event], dropped: Int, newestArrival: Int64)? in
-            guard let source = s.source, s.failure == nil else { return nil }
+            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
             var (events, dropped) = events()
             var newest: Int64 = 0
             do throws(SensorError) {
@@ -154,7 +165,7 @@ public final class SensorCapture: Sendable {
     /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
     public func expectedArrival(ofSampleAt time: Int64) -> Int64? {
         let forecast = slot.withLockIfAvailable { s -> Int64? in
-            guard let source = s.source, s.failure == nil else { return nil }
+            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
             return source.expectedArrival(ofSampleAt: time)
         }
         return forecast ?? nil
@@ -177,7 +188,7 @@ public final class SensorCapture: Sendable {
         if sleeping != 0 && need.need < sleeping { signalCaptureThread() }
     }
 
-    private func post(_ event: Event, wakingLoop: Bool = true) {
+    func post(_ event: Event, wakingLoop: Bool = true) {
         let mustWake = shared.withLock { s -> Bool in
             if s.events.count >= Self.queueLimit, case .sample = s.events[0] {
                 s.events.removeFirst()
@@ -193,8 +204,9 @@ public final class SensorCapture: Sendable {
     }
 
     /// The capture thread's copy of the loop's need, advanced on its own between the loop's updates.
-    private struct Plan {
+    struct Plan {
         var need = SampleNeed.everySample
+        var rest: RestOrder?
         var generation: UInt64 = .max
 
         /// Takes the loop's latest word if it has spoken since.
@@ -203,6 +215,7 @@ public final class SensorCapture: Sendable {
             guard g != generation else { return }
             generation = g
             need = capture.requested.withLock { $0 }
+            rest = capture.restOrder.withLock { $0 }
         }
 
         /// A sample taken at `arrival` is queued; whether it must wake the loop (SamplePacer.swift).
@@ -246,16 +259,21 @@ public final class SensorCapture: Sendable {
         // the slot is emptied before the driver closes (defers run last first).
         slot.withLock { $0.source = queued }
         hasQueuedSource.store(queued != nil, ordering: .releasing)
+        let resting = driver as? any RestingSource
+        hasRestingSource.store(resting != nil, ordering: .releasing)
         defer {
             hasQueuedSource.store(false, ordering: .releasing)
-            slot.withLock { $0.source = nil }
+            hasRestingSource.store(false, ordering: .releasing)
+            slot.withLock { $0.source = nil; $0.resting = false }
         }
         post(.opened(driver.sensors))
         var plan = Plan()
         while !shouldStop() {
             plan.refresh(self)
             let outcome: Outcome
-            if let queued, pacedSleep(queued, plan: plan) {
+            if let resting, let order = plan.rest {
+                outcome = runAtRest(resting, order: order, plan: &plan)  // SensorCapture+Rest.swift
+            } else if let queued, pacedSleep(queued, plan: plan) {
                 // Take what the source queued meanwhile, in one go; the fresh sample among it (if
                 // it came as expected) wakes the loop.
                 plan.refresh(self)
@@ -294,7 +312,7 @@ public final class SensorCapture: Sendable {
     }
 
     /// What one read on the capture thread came to.
-    private enum Outcome {
+    enum Outcome {
         case reading
         case ended
         case failed(SensorError)

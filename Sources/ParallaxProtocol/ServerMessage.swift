@@ -137,6 +137,9 @@ public enum ServerMessage: Sendable, Equatable {
         writer.bool(report.calibrated)
         writer.key("uptime")
         writer.fixed(report.uptime, decimals: uptimeDecimals)
+        // Added after the first release (docs/power.md); old clients ignore it.
+        writer.key("resting")
+        writer.bool(report.resting)
         if let frame = report.frame { writeFrame(frame, to: &writer) }
     }
 

@@ -82,7 +82,8 @@ extension ServerMessage {
             reduceMotion: value["reduce_motion"]?.boolValue ?? false,
             calibrated: value["calibrated"]?.boolValue ?? false,
             uptime: value["uptime"]?.doubleValue ?? 0,
-            frame: value["frame"].flatMap(decodeFrame))
+            frame: value["frame"].flatMap(decodeFrame),
+            resting: value["resting"]?.boolValue ?? false)
     }
 
     private static func decodeFrame(_ value: JSONValue) -> FrameReport? {

@@ -80,11 +80,15 @@ public struct StatusReport: Sendable, Equatable {
     public var uptime: Double
     /// The fusion frame; nil while no sensor is open (and from servers before it existed).
     public var frame: FrameReport?
+    /// The sensors run at their rest pace because the device lies still (docs/power.md); false
+    /// from servers before it existed.
+    public var resting: Bool
 
     public init(
         version: String = ProtocolConstants.serverVersion, source: String, sensor: SensorState,
         sensors: [SensorInfo], mode: String, inputRate: Double, frameRate: Double, subscribers: Int,
-        clients: Int, reduceMotion: Bool, calibrated: Bool, uptime: Double, frame: FrameReport? = nil
+        clients: Int, reduceMotion: Bool, calibrated: Bool, uptime: Double, frame: FrameReport? = nil,
+        resting: Bool = false
     ) {
         self.version = version
         self.source = source
@@ -99,5 +103,6 @@ public struct StatusReport: Sendable, Equatable {
         self.calibrated = calibrated
         self.uptime = uptime
         self.frame = frame
+        self.resting = resting
     }
 }

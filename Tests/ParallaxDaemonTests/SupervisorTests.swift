@@ -56,6 +56,7 @@ import Testing
         func sensorStateChanged(_ state: SensorState) { note("state \(state.rawValue)") }
         func sensorsFirstOutcome() { note("first outcome") }
         func nextSampleNeed() -> SampleNeed { .everySample }
+        func mayRest(quietFor: Int64) -> Bool { false }
     }
 
     /// Counts driver openings (on the capture thread).

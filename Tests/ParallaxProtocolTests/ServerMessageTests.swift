@@ -76,6 +76,8 @@ private let sampleStatus = StatusReport(
         .status(sampleStatus, id: .number(7)),
         .status(StatusReport(source: "replay:/tmp/a b.csv", sensor: .none, sensors: [], mode: "rate", inputRate: 0,
             frameRate: 0, subscribers: 0, clients: 1, reduceMotion: true, calibrated: false, uptime: 0.5), id: nil),
+        .status(StatusReport(source: "iio:local:", sensor: .ok, sensors: [], mode: "attitude", inputRate: 6.3,
+            frameRate: 0, subscribers: 4, clients: 4, reduceMotion: false, calibrated: true, uptime: 60, resting: true), id: nil),
         .status(StatusReport(source: "iio:local:", sensor: .ok, sensors: [], mode: "attitude", inputRate: 100,
             frameRate: 30, subscribers: 1, clients: 1, reduceMotion: false, calibrated: false, uptime: 2,
             frame: FrameReport(source: "hwdb", given: "0, 1, 0; -1, 0, 0; 0, 0, 1", accel: "0, 1, 0; -1, 0, 0; 0, 0, -1",

@@ -1224,15 +1224,35 @@ class ScanFeeder:
 
     Packs only the enabled channels in index order, each aligned to its own size, the scan padded
     to its largest element (the kernel's rules). Timestamps are time.monotonic_ns() unless
-    `timestamp_of` maps the write time to another value. `written` keeps the recent timestamps."""
+    `timestamp_of` maps the write time to another value. `written` keeps the recent timestamps.
 
-    def __init__(self, testbed, device, rate_hz=200.0, timestamp_of=None):
+    follow_device=True makes it a device that does what the reader sets (docs/power.md): scans come
+    at the device's `sampling_frequency` (looked at every 5 ms, so a new rate applies within one
+    new period) and reach the reader in groups of `buffer/watermark` scans, as the kernel makes
+    poll() readable only once a watermark's worth is queued (a PTY has no watermark of its own).
+    noise_lsb adds uniform noise of ± that many raw steps to every channel of every scan, a
+    still device as sensors report one. `rates` logs (time.monotonic_ns(), rate, watermark)
+    whenever they change."""
+
+    # How often a device-following feeder looks at the reader's settings (s).
+    FOLLOW_POLL = 0.005
+
+    def __init__(self, testbed, device, rate_hz=200.0, timestamp_of=None, follow_device=False, noise_lsb=0,
+                 seed=1):
+        import random
         self.testbed = testbed
         self.device = device
         self.period = 1.0 / rate_hz
         self.timestamp_of = timestamp_of or (lambda t_ns: t_ns)
+        self.follow_device = follow_device
+        self.noise_lsb = noise_lsb
+        self._random = random.Random(seed)
         self.written = []
         self.scans = 0
+        self.rates = []
+        # (timestamp, {channel: raw}) of every scan that reached the reader, when keep_log is set.
+        self.keep_log = False
+        self.log = []
         self.enabled_seen = threading.Event()
         self._stop = threading.Event()
         self._fd = None
@@ -1271,29 +1291,79 @@ class ScanFeeder:
         for kind in (ACCEL, GYRO):
             if self.device.has[kind]:
                 for attr, raw in self.device.raw_values(kind, self.testbed.last(self.device, kind)).items():
-                    values[attr[len('in_'):-len('_raw')]] = int(raw)
+                    noise = self._random.randint(-self.noise_lsb, self.noise_lsb) if self.noise_lsb else 0
+                    values[attr[len('in_'):-len('_raw')]] = int(raw) + noise
         return values
+
+    def _write(self, batch):
+        os.write(self._fd, b''.join(scan for _, _, scan in batch))
+        if self.keep_log:
+            self.log += [(stamp, values) for stamp, values, _ in batch]
+
+    def trace_rows(self):
+        """The logged scans as trace rows (device frame, SI units), as the reader decodes them."""
+        rows = []
+        for stamp, values in self.log:
+            vectors = {}
+            for kind in (ACCEL, GYRO):
+                if self.device.has[kind]:
+                    raws = [values[ch] for ch in self.device.channels(kind)]
+                    vectors[kind] = self.device.value_from_raw(kind, raws)
+            rows.append(Row(stamp, vectors.get(ACCEL), vectors.get(GYRO)))
+        return rows
+
+    def _device_settings(self):
+        """(period s, watermark) the reader has set; the fixed period when not following."""
+        if not self.follow_device:
+            return self.period, 1
+        try:
+            rate = float(self.testbed.get_raw(self.device, self.device.sampling_frequency_attr))
+            watermark = int(self.testbed.get_raw(self.device, 'buffer/watermark') or 1)
+        except (OSError, ValueError):
+            return self.period, 1
+        return (1.0 / rate if rate > 0 else self.period), max(1, watermark)
 
     def _run(self):
         channels = None
         next_t = time.monotonic()
+        period, watermark = self._device_settings()
+        batch = []
         while not self._stop.is_set():
             if self.testbed.get_raw(self.device, 'buffer/enable') != '1':
+                # Disabling a buffer drops what it held (the kernel resets its queue on enable).
                 channels = None
+                batch = []
                 self._stop.wait(0.002)
                 next_t = time.monotonic()
                 continue
             if channels is None:
                 channels = self.enabled_channels()
                 self.enabled_seen.set()
-            now_ns = time.monotonic_ns()
-            stamp = self.timestamp_of(now_ns)
-            os.write(self._fd, self.pack(channels, self.current_values(), stamp))
-            self.written.append(stamp)
-            del self.written[:-2000]
-            self.scans += 1
-            next_t += self.period
-            self._stop.wait(max(0.0, next_t - time.monotonic()))
+            if self.follow_device:
+                new_period, new_watermark = self._device_settings()
+                if (new_period, new_watermark) != (period, watermark):
+                    # A new rate applies from the next scan, one new period after the last.
+                    next_t = min(next_t, time.monotonic() + new_period) if new_period < period else next_t
+                    period, watermark = new_period, new_watermark
+                    self.rates.append((time.monotonic_ns(), 1.0 / period, watermark))
+                    if len(batch) >= watermark:
+                        self._write(batch)
+                        batch = []
+            if time.monotonic() >= next_t:
+                stamp = self.timestamp_of(time.monotonic_ns())
+                values = self.current_values()
+                batch.append((stamp, values, self.pack(channels, values, stamp)))
+                self.written.append(stamp)
+                del self.written[:-2000]
+                self.scans += 1
+                next_t += period
+                if len(batch) >= watermark:
+                    self._write(batch)
+                    batch = []
+            wait = next_t - time.monotonic()
+            if self.follow_device:
+                wait = min(wait, self.FOLLOW_POLL)
+            self._stop.wait(max(0.0, wait))
 
 
 # ---------------------------------------------------------------------------------------------

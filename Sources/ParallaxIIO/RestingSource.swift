@@ -1,0 +1,94 @@
+import ParallaxMotion
+
+/// What the daemon asks of a source while the device lies still (docs/power.md).
+public struct RestRequest: Sendable, Equatable {
+    /// Samples per second wanted at rest (Hz): the slowest rate whose samples still show the
+    /// first motion soon enough. Default 6.25 Hz (a BMI160 rate; iOS drops to 5–8 Hz near centre).
+    public var rate: Double
+    /// Longest (ns) the first sample of a motion may wait in the source before the capture
+    /// thread sees it: bounds how many samples a kernel buffer may gather per wake-up. Default 80 ms,
+    /// so that with processing the first frame comes within 100 ms of the first moving sample.
+    public var onsetBudget: Int64
+
+    public static let defaultRate = 6.25
+    public static let defaultOnsetBudget: Int64 = 80_000_000
+    /// The engine treats longer gaps between samples as gaps (MotionSettings.maxGap, 0.2 s): no
+    /// rest rate goes below this (Hz).
+    public static let minimumRate = 5.0
+
+    public init(rate: Double = RestRequest.defaultRate, onsetBudget: Int64 = RestRequest.defaultOnsetBudget) {
+        self.rate = rate.isFinite ? max(rate, Self.minimumRate) : Self.defaultRate
+        self.onsetBudget = max(0, onsetBudget)
+    }
+}
+
+/// How a source runs at rest: its rate, how many samples one wake-up of the capture thread
+/// takes, and how the capture thread waits for them.
+public struct RestPace: Sendable, Equatable {
+    /// Samples per second at rest (Hz).
+    public var rate: Double
+    /// Samples gathered per wake-up (a kernel buffer's watermark; a replay's rows per look).
+    public var samplesPerWake: Int
+    /// The source wakes the capture thread itself through a descriptor (a kernel buffer that
+    /// honours its watermark); otherwise the capture thread looks every `lookInterval`.
+    public var wakesThroughDescriptor: Bool
+
+    public init(rate: Double, samplesPerWake: Int, wakesThroughDescriptor: Bool) {
+        self.rate = rate
+        self.samplesPerWake = max(1, samplesPerWake)
+        self.wakesThroughDescriptor = wakesThroughDescriptor
+    }
+
+    /// Time (ns) between the capture thread's looks when nothing wakes it.
+    public var lookInterval: Int64 { Int64(1e9 * Double(samplesPerWake) / max(rate, RestRequest.minimumRate)) }
+
+    /// Wake-ups per second of the capture thread at rest.
+    public var wakesPerSecond: Double { rate / Double(samplesPerWake) }
+
+    /// The rest rate out of what a device offers (`available`, Hz; empty when it cannot be set)
+    /// and the rate it runs at now (`active`, Hz): the slowest offered rate at or above the
+    /// request (never faster than `active`), then as many samples per wake-up as fit both the
+    /// request's pace (`rate`/`request.rate`, rounded) and its onset budget (the first sample of
+    /// a batch waits for the last).
+    ///
+    /// Why round and not floor: a device whose slowest rate is 12.5 Hz then takes two samples
+    /// per wake-up (6.25 a second, the first waiting 80 ms) rather than one (12.5 a second).
+    public static func choose(available: [Double], active: Double, request: RestRequest,
+                              wakesThroughDescriptor: Bool) -> RestPace {
+        let offered = available.filter { $0.isFinite && $0 >= RestRequest.minimumRate && $0 <= active }.sorted()
+        let rate = offered.first { $0 >= request.rate } ?? offered.last ?? active
+        let perPace = Int((rate / request.rate).rounded())
+        let perOnset = 1 + Int(Double(request.onsetBudget) / 1e9 * rate)
+        return RestPace(rate: rate, samplesPerWake: max(1, min(perPace, perOnset)),
+                        wakesThroughDescriptor: wakesThroughDescriptor)
+    }
+}
+
+/// When the capture thread next looks at a resting source.
+public struct RestWakeup: Sendable, Equatable {
+    /// Readable when samples are there (a kernel buffer past its watermark); -1: none.
+    public var descriptor: Int32
+    /// When (monotonic ns) the next sample is due; `.max`: the descriptor says when.
+    public var due: Int64
+
+    public init(descriptor: Int32 = -1, due: Int64 = .max) {
+        self.descriptor = descriptor
+        self.due = due
+    }
+}
+
+/// A source that can slow down while the device lies still, so that a device on a desk with a
+/// parallax wallpaper subscribed costs next to nothing (docs/power.md). Only the capture thread
+/// calls these (SamplePacer.swift names the one exception to that rule, which does not apply
+/// at rest: the loop does not take from a resting source).
+public protocol RestingSource: AnyObject {
+    /// Slows down for a device at rest; returns the pace chosen. Samples queued before it are
+    /// taken first (by `takeResting`), so nothing is lost.
+    func enterRest(_ request: RestRequest) throws(SensorError) -> RestPace
+    /// Back to the full rate: the device moved, or the daemon needs samples at full rate again.
+    func leaveRest() throws(SensorError)
+    /// What to wait for before the next look.
+    var restWakeup: RestWakeup { get }
+    /// The next sample readable now, or nil; never blocks. Throws when the sensors are lost.
+    func takeResting() throws(SensorError) -> Sample?
+}
