@@ -42,17 +42,17 @@ public final class SensorCapture: Sendable {
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
     let slot = Mutex(QueuedSlot())
-    private let hasQueuedSource = Atomic<Bool>(false)
+    let hasQueuedSource = Atomic<Bool>(false)
     let hasRestingSource = Atomic<Bool>(false)
     let stopping = Atomic<Bool>(false)
     /// The loop's latest word on when it needs samples and whether the device rests, and a
     /// count of its updates.
-    private let requested = Mutex(SampleNeed.everySample)
+    let requested = Mutex(SampleNeed.everySample)
     let restOrder = Mutex<RestOrder?>(nil)
     let requestGeneration = Atomic<UInt64>(0)
     /// The need the capture thread is sleeping towards (0: not sleeping), so that the loop wakes
     /// it only when it needs samples sooner.
-    private let sleepingFor = Atomic<Int64>(0)
+    let sleepingFor = Atomic<Int64>(0)
     /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
     let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
@@ -131,62 +131,6 @@ public final class SensorCapture: Sendable {
         var resting = false
     }
 
-    /// Whether the loop may take samples itself (`takeQueuedEvents`): the source keeps them.
-    public var canTakeQueued: Bool { hasQueuedSource.load(ordering: .acquiring) }
-
-    /// Takes every queued event and then, on the calling thread, every sample the source holds
-    /// now, in order; `newestArrival` is when the last sample taken from the source was taken
-    /// (0 if none). nil when there is no queued source or the capture thread is reading it (it
-    /// then queues what it reads itself).
-    ///
-    /// Why on the loop: a due frame then costs the daemon one wake-up (the loop's timer at the
-    /// forecast arrival) instead of two (the capture thread's, then the loop's). The reads never
-    /// block: a non-blocking kernel buffer read, a replay's due samples.
-    public func takeQueuedEvents() -> (events: [Event], dropped: Int, newestArrival: Int64)? {
-        let taken = slot.withLockIfAvailable { s -> (events: [Event], dropped: Int, newestArrival: Int64)? in
-            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
-            var (events, dropped) = events()
-            var newest: Int64 = 0
-            do throws(SensorError) {
-                while let sample = try source.takeQueued() {
-                    events.append(.sample(sample))
-                    newest = source.lastSampleArrival
-                }
-            } catch {
-                // The capture thread reports it (and ends), as if it had met it itself.
-                s.failure = error
-                signalCaptureThread()
-            }
-            return (events, dropped, newest)
-        }
-        return taken ?? nil
-    }
-
-    /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
-    public func expectedArrival(ofSampleAt time: Int64) -> Int64? {
-        let forecast = slot.withLockIfAvailable { s -> Int64? in
-            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
-            return source.expectedArrival(ofSampleAt: time)
-        }
-        return forecast ?? nil
-    }
-
-    /// Says when the loop next needs samples: those taken before `need.need` are queued without
-    /// waking it; the first one at or after it wakes the loop, which then takes the whole batch.
-    /// Other events always wake it.
-    ///
-    /// Why: the loop only needs samples when a subscriber is due for a frame (30–60 Hz), while
-    /// sensors deliver 100–200 Hz. The engine integrates the batch in order, so nothing is lost,
-    /// and the sample that wakes the loop is the fresh one the due subscriber gets, so latency
-    /// does not grow. With a `QueuedSampleSource` the capture thread itself also sleeps until
-    /// then instead of waking per sample.
-    public func wakeForSamples(_ need: SampleNeed) {
-        requested.withLock { $0 = need }
-        requestGeneration.add(1, ordering: .sequentiallyConsistent)
-        // Wake a paced sleep only if it would oversleep the new need.
-        let sleeping = sleepingFor.load(ordering: .sequentiallyConsistent)
-        if sleeping != 0 && need.need < sleeping { signalCaptureThread() }
-    }
 
     func post(_ event: Event, wakingLoop: Bool = true) {
         let mustWake = shared.withLock { s -> Bool in
@@ -203,42 +147,6 @@ public final class SensorCapture: Sendable {
         if mustWake { wake() }
     }
 
-    /// The capture thread's copy of the loop's need, advanced on its own between the loop's updates.
-    struct Plan {
-        var need = SampleNeed.everySample
-        var rest: RestOrder?
-        var generation: UInt64 = .max
-
-        /// Takes the loop's latest word if it has spoken since.
-        mutating func refresh(_ capture: SensorCapture) {
-            let g = capture.requestGeneration.load(ordering: .sequentiallyConsistent)
-            guard g != generation else { return }
-            generation = g
-            need = capture.requested.withLock { $0 }
-            rest = capture.restOrder.withLock { $0 }
-        }
-
-        /// A sample taken at `arrival` is queued; whether it must wake the loop (SamplePacer.swift).
-        mutating func take(arrival: Int64) -> Bool { need.wakes(arrival: arrival) }
-    }
-
-    /// Sleeps until the source will have the sample the loop needs, or the loop needs one sooner.
-    /// Returns false when there was nothing to sleep for.
-    private func pacedSleep(_ source: any QueuedSampleSource, plan: Plan) -> Bool {
-        guard let wakeFD else { return false }
-        let need = plan.need.need
-        // The forecast under the slot's lock: the loop may be taking from the source right now.
-        guard let target = SamplePacer.sleepTarget(
-            now: MonotonicClock.now(), need: need, queueSpan: source.queueSpan,
-            forecast: { time in slot.withLock { _ in source.expectedArrival(ofSampleAt: time) } }) else { return false }
-        sleepingFor.store(need, ordering: .sequentiallyConsistent)
-        // The loop may have spoken between the plan's refresh and the store above: re-check.
-        if requestGeneration.load(ordering: .sequentiallyConsistent) == plan.generation && !stopping.load(ordering: .acquiring) {
-            if plx_wait_readable_until(wakeFD.rawValue, target) > 0 { _ = plx_eventfd_drain(wakeFD.rawValue) }
-        }
-        sleepingFor.store(0, ordering: .sequentiallyConsistent)
-        return true
-    }
 
     /// The capture thread's name (/proc/PID/task/TID/comm): tests and `top -H` tell it apart.
     public static let threadName = "plx-capture"

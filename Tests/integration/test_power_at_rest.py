@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import plx
-from helpers import SIGN_THRESHOLD, context_switches, describe
+from helpers import SIGN_THRESHOLD, context_switches, describe, tilt_x
 
 # The rates a BMI160's accelerometer offers (Hz), and the one it runs at here.
 BMI160_RATES = '0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600'
@@ -166,3 +166,46 @@ def test_recenter_at_rest_shows_at_once(start_daemon, testbed, feeders, workdir)
 
 # Seconds within which a recenter at rest must show: well under the rest's 2 s drain interval.
 RECENTER_SHOWS_WITHIN = 1.0
+
+
+def test_a_polled_device_is_read_slowly_at_rest_and_follows_the_first_motion(start_daemon, testbed):
+    """Polled sysfs (a device without a buffer): at rest it is read RestRate= times a second
+    instead of Rate=; a tilt brings the full rate back and shows."""
+    dev = plx.bmi160(0)
+    daemon = start_daemon(dev)
+    client = daemon.connect()
+    client.subscribe(rate=60)
+    assert wait_resting(client).get('resting') is True
+    # The input rate counts the last second's samples: let the full-rate ones age out.
+    time.sleep(1.2)
+    status = client.status()
+    assert status['resting'] is True
+    assert status['rates']['input'] < 10.0, status['rates']
+    tilt_x(testbed, dev, dev)
+    assert client.wait_offset(lambda x, y: y > SIGN_THRESHOLD, 5.0) is not None, describe(client)
+    assert client.status()['resting'] is False
+    # A second later the input rate is the full rate's (re-centring keeps the daemon awake).
+    time.sleep(1.2)
+    status = client.status()
+    assert status['rates']['input'] > 50.0, status
+
+
+def test_a_replay_rests_through_its_still_part_and_shows_the_motion_after_it(start_daemon, testbed, workdir):
+    """A recording that lies still for 6 s, then rocks: the daemon rests in the still part
+    (taking rows in batches) and publishes the rocking."""
+    import math
+    rows = []
+    rate = 100.0
+    for i in range(int(10 * rate)):
+        t = i / rate
+        angle = 0.0 if t < 6.0 else 20.0 * math.sin(math.pi * (t - 6.0))
+        w = 0.0 if t < 6.0 else math.radians(20.0) * math.pi * math.cos(math.pi * (t - 6.0))
+        rows.append(plx.Row(int(t * 1e9), plx.gravity_after_rotation((0.0, -9.80665, 0.0), 'x', angle), (w, 0.0, 0.0)))
+    path = os.path.join(workdir, 'still-then-rocking.csv')
+    plx.write_trace(path, rows, ['still 6 s, then rocking about +X'])
+    daemon = start_daemon(source='replay:' + path)
+    client = daemon.connect()
+    client.subscribe(rate=60)
+    assert wait_resting(client, timeout=5.5).get('resting') is True
+    assert client.wait_offset(lambda x, y: abs(y) > SIGN_THRESHOLD, 8.0) is not None, describe(client)
+    assert 'moving: sensors back to full rate' in daemon.stderr_text()

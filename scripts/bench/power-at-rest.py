@@ -222,6 +222,7 @@ def main():
     ap.add_argument('--never-rests', action='store_true',
                     help='the daemon has no rest (a build from before it, or RestAfter=0): wait 3 s still instead')
     args = ap.parse_args()
+    args.daemon = os.path.abspath(args.daemon)
     r = run(args)
     onset = [d for d in r['onset_ms'] if d is not None]
     print(json.dumps(r))
