@@ -8,14 +8,19 @@ import ParallaxMotion
 /// scans, so the capture thread sleeps in poll() between them and nothing else wakes.
 extension IIOBufferedDriver: RestingSource {
     public func enterRest(_ request: RestRequest) throws(SensorError) -> RestPace {
-        let available = device.hasAttribute("sampling_frequency")
-            ? ((try? device.read("sampling_frequency_available").get()) ?? "")
-                .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\0" }).compactMap { DecimalNumber.parseDouble($0) }
-            : []
-        var pace = RestPace.choose(available: available, active: activeRate, request: request,
+        // Each rate attribute (one per device, or one per sensor type) to its slowest offered
+        // rate at or above the request; the buffer scans at the fastest of them.
+        let offered = samplingRate?.available ?? []
+        let restRates: [Double?] = offered.enumerated().map { i, list in
+            let now = activeRates[i] ?? activeRate
+            let choice = RestPace.slowest(in: list, atLeast: request.rate, atMost: now)
+            return choice == now ? nil : choice
+        }
+        let scanRate = zip(restRates, activeRates).map { rest, now in rest ?? now ?? activeRate }.max() ?? activeRate
+        var pace = RestPace.choose(available: [scanRate], active: activeRate, request: request,
                                    wakesThroughDescriptor: wakesPerScan)
         try keepQueuedScans()
-        if !reconfigure(rate: pace.rate == activeRate ? nil : pace.rate, watermark: pace.samplesPerWake) {
+        if !reconfigure(rates: restRates, scanRate: pace.rate, watermark: pace.samplesPerWake) {
             // The device kept its rate (or its watermark): look on a timer at the full rate's pace.
             pace = RestPace.choose(available: [], active: activeRate, request: request, wakesThroughDescriptor: false)
         }
@@ -25,10 +30,10 @@ extension IIOBufferedDriver: RestingSource {
     }
 
     public func leaveRest() throws(SensorError) {
-        guard let pace = restPace else { return }
+        guard restPace != nil else { return }
         restPace = nil
         try keepQueuedScans()
-        _ = reconfigure(rate: pace.rate == activeRate ? nil : activeRate, watermark: wakesPerScan ? 1 : nil)
+        _ = reconfigure(rates: activeRates, scanRate: activeRate, watermark: wakesPerScan ? 1 : nil)
         logger.info("\(device.id) (\(device.name)) moving: \(FixedRate(activeRate)) Hz")
     }
 
@@ -48,20 +53,21 @@ extension IIOBufferedDriver: RestingSource {
         nextPending = 0
     }
 
-    /// Sets the device's rate (nil: leave it) and the buffer's watermark (nil: leave it), with
-    /// the buffer briefly disabled: both attributes only change while it is (and some drivers
-    /// refuse a rate change while buffered). False when either was refused.
-    private func reconfigure(rate: Double?, watermark: Int?) -> Bool {
+    /// Sets the rate attributes (`rates`, in `SamplingRate`'s order; nil: leave one) and the
+    /// buffer's watermark (nil: leave it), with the buffer briefly disabled: both only change
+    /// while it is (and some drivers refuse a rate change while buffered). `scanRate` (Hz) is
+    /// what the buffer then scans at. False when anything was refused.
+    private func reconfigure(rates: [Double?], scanRate: Double, watermark: Int?) -> Bool {
         func write(_ attr: String, _ value: String) -> Bool { iio_device_buffer_attr_write(device.pointer, attr, value) >= 0 }
         guard write("enable", "0") else { return false }
         var ok = true
-        if let rate {
-            if device.write("sampling_frequency", FixedRate(rate).description) {
-                period = Int64(1e9 / rate)
+        if rates.contains(where: { $0 != nil }), let samplingRate {
+            if samplingRate.set(rates) {
+                period = Int64(1e9 / scanRate)
                 times.period = period
                 forecast = ScanForecast(period: period)
             } else {
-                logger.warning("\(device.id) (\(device.name)): cannot set sampling_frequency to \(FixedRate(rate)) Hz")
+                logger.warning("\(device.id) (\(device.name)): cannot set its sampling rate to \(FixedRate(scanRate)) Hz")
                 ok = false
             }
         }
@@ -71,14 +77,5 @@ extension IIOBufferedDriver: RestingSource {
             return false
         }
         return ok
-    }
-}
-
-/// A rate as sysfs takes it and people read it: "6.25", "200".
-struct FixedRate: CustomStringConvertible {
-    let hz: Double
-    init(_ hz: Double) { self.hz = hz }
-    var description: String {
-        hz == hz.rounded() ? String(Int(hz)) : String(hz)
     }
 }

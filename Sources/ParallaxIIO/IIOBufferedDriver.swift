@@ -38,6 +38,9 @@ public final class IIOBufferedDriver: SensorDriver {
     let device: IIODeviceHandle
     let activeRate: Double
     var restPace: RestPace?
+    /// Where the device's rate is set, and each place's rate at open (Hz).
+    let samplingRate: SamplingRate?
+    let activeRates: [Double?]
     let logger: Logger
 
     /// Refilled bytes not yet decoded (a partial scan from a short read waits here).
@@ -140,6 +143,8 @@ public final class IIOBufferedDriver: SensorDriver {
                 throw Unavailable(reason: error.message)
             }
         }
+        samplingRate = SamplingRate(device: device, types: [accelChannels.axes[0]] + (found.gyro.map { [$0.axes[0]] } ?? []))
+        activeRates = samplingRate?.current ?? []
         accel = try mount(accelChannels, .accelerometer)
         gyro = try found.gyro.map { (g) throws(Unavailable) in try mount(g, .gyroscope) }
         sensors = descriptions

@@ -73,6 +73,10 @@ struct IIOChannelHandle {
     func read(_ attribute: String) -> Result<String, IIOReadError> {
         readAttribute { iio_channel_attr_read(pointer, attribute, $0, $1) }
     }
+
+    func write(_ attribute: String, _ value: String) -> Bool {
+        iio_channel_attr_write(pointer, attribute, value) > 0
+    }
 }
 
 /// A failed attribute read: the errno libiio reported.

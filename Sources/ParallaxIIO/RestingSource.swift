@@ -53,10 +53,17 @@ public struct RestPace: Sendable, Equatable {
     ///
     /// Why round and not floor: a device whose slowest rate is 12.5 Hz then takes two samples
     /// per wake-up (6.25 a second, the first waiting 80 ms) rather than one (12.5 a second).
+    /// The slowest rate of `offered` at or above `wanted` (else the fastest below it), never
+    /// above `limit` nor below the engine's longest gap (`RestRequest.minimumRate`); nil when
+    /// none qualifies.
+    public static func slowest(in offered: [Double], atLeast wanted: Double, atMost limit: Double) -> Double? {
+        let usable = offered.filter { $0.isFinite && $0 >= RestRequest.minimumRate && $0 <= limit }.sorted()
+        return usable.first { $0 >= wanted } ?? usable.last
+    }
+
     public static func choose(available: [Double], active: Double, request: RestRequest,
                               wakesThroughDescriptor: Bool) -> RestPace {
-        let offered = available.filter { $0.isFinite && $0 >= RestRequest.minimumRate && $0 <= active }.sorted()
-        let rate = offered.first { $0 >= request.rate } ?? offered.last ?? active
+        let rate = slowest(in: available, atLeast: request.rate, atMost: active) ?? active
         let perPace = Int((rate / request.rate).rounded())
         let perOnset = 1 + Int(Double(request.onsetBudget) / 1e9 * rate)
         return RestPace(rate: rate, samplesPerWake: max(1, min(perPace, perOnset)),

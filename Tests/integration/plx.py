@@ -1316,11 +1316,18 @@ class ScanFeeder:
         """(period s, watermark) the reader has set; the fixed period when not following."""
         if not self.follow_device:
             return self.period, 1
+        rates = []
+        # Device-wide, or per sensor type: the buffer scans at the fastest of them.
+        for attr in ('sampling_frequency', 'in_accel_sampling_frequency', 'in_anglvel_sampling_frequency'):
+            try:
+                rates.append(float(self.testbed.get_raw(self.device, attr)))
+            except (OSError, ValueError):
+                pass
         try:
-            rate = float(self.testbed.get_raw(self.device, self.device.sampling_frequency_attr))
             watermark = int(self.testbed.get_raw(self.device, 'buffer/watermark') or 1)
         except (OSError, ValueError):
-            return self.period, 1
+            watermark = 1
+        rate = max(rates, default=0.0)
         return (1.0 / rate if rate > 0 else self.period), max(1, watermark)
 
     def _run(self):

@@ -209,3 +209,29 @@ def test_a_replay_rests_through_its_still_part_and_shows_the_motion_after_it(sta
     assert wait_resting(client, timeout=5.5).get('resting') is True
     assert client.wait_offset(lambda x, y: abs(y) > SIGN_THRESHOLD, 8.0) is not None, describe(client)
     assert 'moving: sensors back to full rate' in daemon.stderr_text()
+
+
+def test_rates_set_per_sensor_type_slow_down_both(start_daemon, testbed, feeders):
+    """A BMI160 as its driver really is: `in_accel_sampling_frequency` (0.78–1600 Hz) and
+    `in_anglvel_sampling_frequency` (25–3200 Hz), no device-wide rate. At rest each goes to its
+    slowest rate at or above 6.25 Hz; the buffer then scans at 25 Hz (the gyroscope's), 3 scans
+    per wake-up (within the 80 ms onset budget); a tilt brings both back."""
+    gyro_rates = '25 50 100 200 400 800 1600 3200'
+    dev = plx.buffered_bmi160(0, sampling_frequency=ACTIVE_RATE, sampling_frequency_available=BMI160_RATES,
+                              sampling_frequency_attr='in_accel_sampling_frequency',
+                              extra_attrs={'in_anglvel_sampling_frequency': '%f' % ACTIVE_RATE,
+                                           'in_anglvel_sampling_frequency_available': gyro_rates})
+    testbed.add(dev)
+    feeder = plx.ScanFeeder(testbed, dev, rate_hz=ACTIVE_RATE, follow_device=True, noise_lsb=NOISE_LSB).start()
+    feeders.append(feeder)
+    daemon = start_daemon()
+    client = daemon.connect()
+    client.subscribe(rate=60)
+    assert wait_resting(client).get('resting') is True
+    assert float(testbed.get_raw(dev, 'in_accel_sampling_frequency')) == REST_RATE
+    assert float(testbed.get_raw(dev, 'in_anglvel_sampling_frequency')) == 25.0
+    assert testbed.get_raw(dev, 'buffer/watermark') == '3'
+    tilt_x(testbed, dev, dev)
+    assert client.wait_offset(lambda x, y: y > SIGN_THRESHOLD, 5.0) is not None, describe(client)
+    assert float(testbed.get_raw(dev, 'in_accel_sampling_frequency')) == ACTIVE_RATE
+    assert float(testbed.get_raw(dev, 'in_anglvel_sampling_frequency')) == ACTIVE_RATE
