@@ -24,6 +24,7 @@ const uint32_t PLX_EPOLLOUT = EPOLLOUT;
 const uint32_t PLX_EPOLLERR = EPOLLERR;
 const uint32_t PLX_EPOLLHUP = EPOLLHUP;
 const uint32_t PLX_EPOLLRDHUP = EPOLLRDHUP;
+const short PLX_POLLRDHUP = POLLRDHUP;
 
 int64_t plx_monotonic_ns(void) {
     struct timespec ts;

@@ -63,6 +63,25 @@ extension ClientServer {
         logger.warning("\(message)")
     }
 
+    /// Closes the connections of `uid` whose peers have already hung up, before that user is
+    /// refused for being at its limit.
+    ///
+    /// Why: the accept loop takes every queued connection before the loop turns to other
+    /// events, so a client that connects, reads its hello and closes, again and again, can run
+    /// ahead of its own hang-ups and be refused for connections that are gone (seen as a flaky
+    /// test). One poll() over that user's descriptors (at most `perUserLimit`) tells; a flood
+    /// at its limit pays that one syscall per refused connection.
+    private func reapDeparted(uid: uid_t) {
+        let mine = clients.values.filter { $0.peer.uid == uid && !$0.isClosed }
+        var fds = mine.map { pollfd(fd: $0.fd.rawValue, events: PLX_POLLRDHUP, revents: 0) }
+        guard !fds.isEmpty, poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
+        let gone = PLX_POLLRDHUP | Int16(POLLHUP | POLLERR)
+        for (client, p) in zip(mine, fds) where p.revents & gone != 0 {
+            // As if the loop had reached its event: pending lines are handled, then the hang-up.
+            clientEvent(client, PLX_EPOLLIN | PLX_EPOLLRDHUP)
+        }
+    }
+
     private func admit(_ fd: FileDescriptor, descriptorsExhausted: Bool) {
         guard let peer = PeerCredentials.of(socket: fd) else {
             // Without credentials no access decision is possible: refuse rather than guess.
@@ -70,6 +89,7 @@ extension ClientServer {
             try? fd.close()
             return
         }
+        if slots.count(of: peer.uid) >= slots.perUserLimit { reapDeparted(uid: peer.uid) }
         // A user over its limit is refused before the access lists are consulted (group and seat
         // lookups read files): that is the flood's common case, and it should cost the least.
         let overLimit = slots.count(of: peer.uid) >= slots.perUserLimit

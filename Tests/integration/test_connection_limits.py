@@ -140,15 +140,31 @@ def baseline(daemon):
     return keeper, settled_fds(keeper, daemon.socket_path, daemon.pid), rss_kib(daemon.pid)
 
 
-def settled_fds(keeper, path, pid):
+def settled_fds(keeper, path, pid, log=lambda: ''):
     """The daemon's descriptors once 40 connections have come and gone beside the keeper: the
-    first ones open what the daemon opens once (the journal, NSS and group files)."""
-    for _ in range(40):
+    first ones open what the daemon opens once (the journal, NSS and group files). `log` gives
+    the daemon's log for a failure message."""
+    for i in range(40):
         c = plx.Client(path)
-        assert c.wait_hello(5) is not None
+        assert c.wait_hello(5) is not None, 'connection %d got no hello in 5 s (closed by the server: %s; ' \
+            'lines: %s; daemon state %s); log:\n%s' % (i, c.closed_by_server, c.objects[-5:], proc_state(pid), log())
         c.close()
     wait_until(lambda: keeper.status()['clients'] == 1, 5, 'only the keeper to be left')
     return open_fds(pid)
+
+
+def proc_state(pid):
+    """The process's state and its threads' wait channels (what a stuck daemon waits in)."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            state = f.read().rsplit(')', 1)[1].split()[0]
+        chans = []
+        for tid in os.listdir('/proc/%d/task' % pid):
+            with open('/proc/%d/task/%s/comm' % (pid, tid)) as f, open('/proc/%d/task/%s/wchan' % (pid, tid)) as w:
+                chans.append('%s:%s' % (f.read().strip(), w.read().strip()))
+        return '%s %s' % (state, ' '.join(chans))
+    except OSError as e:
+        return 'unknown (%s)' % e
 
 
 def log_lines_about(daemon, uid):
@@ -250,7 +266,7 @@ def test_limits_hold_under_socket_activation(workdir, parallaxd_bin, testbed, gr
         activated.start()
         keeper = root_subscribes(sock, seconds=1.0, rate=KEEPER_RATE)
         pid = activated.proc.pid                      # the activator exec'd parallaxd
-        fds = settled_fds(keeper, sock, pid)
+        fds = settled_fds(keeper, sock, pid, log=activated.text)
         os.chmod(sock, 0o666)
         flood = Flood(sock, 'idle', 100, 4)
         try:

@@ -23,6 +23,8 @@ extern const uint32_t PLX_EPOLLOUT;
 extern const uint32_t PLX_EPOLLERR;
 extern const uint32_t PLX_EPOLLHUP;
 extern const uint32_t PLX_EPOLLRDHUP;
+/// poll(2)'s POLLRDHUP (behind _GNU_SOURCE in glibc's headers): the peer closed its end.
+extern const short PLX_POLLRDHUP;
 
 /// A non-blocking, close-on-exec eventfd.
 int plx_eventfd(void);
