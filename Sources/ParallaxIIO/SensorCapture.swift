@@ -71,6 +71,11 @@ public final class SensorCapture: Sendable {
     }
 
     deinit {
+        // A thread that ended on its own (a failed open, a lost source, a replay's end) and was
+        // never stopped: detached now, so its stack is released (joinable, it would stay mapped,
+        // 8 MiB per failed attempt). The thread holds this object until it returns, so this runs
+        // once it has ended or is ending.
+        if let tid = thread.withLock({ $0 }) { pthread_detach(tid) }
         try? wakeFD?.close()
     }
 
