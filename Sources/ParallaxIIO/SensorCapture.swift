@@ -25,14 +25,20 @@ public final class SensorCapture: Sendable {
         /// The source is back at its full rate: `moved`, the device moved; else the loop withdrew
         /// the order. `order`: the last order the capture thread rested for.
         case awake(moved: Bool, order: UInt64)
+
+        var isSample: Bool { if case .sample = self { true } else { false } }
     }
 
     /// Samples kept while the loop is busy; beyond it the oldest are dropped (the engine only
     /// needs recent motion, and an unbounded queue would grow without limit behind a stalled loop).
+    /// Other events are never dropped: each answers something the loop did (an open, a rest
+    /// order), so there are only ever a few.
     public static let queueLimit = 4096
 
     struct Shared {
         var events: [Event] = []
+        /// How many of `events` are samples.
+        var samples = 0
         var dropped = 0
         /// The loop has been woken and has not drained yet: no second wake is needed.
         var wakePending = false
@@ -122,7 +128,7 @@ public final class SensorCapture: Sendable {
     /// Takes every queued event (oldest first) and the count of samples dropped since last time.
     public func events() -> (events: [Event], dropped: Int) {
         shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true); s.dropped = 0; s.wakePending = false }
+            defer { s.events.removeAll(keepingCapacity: true); s.samples = 0; s.dropped = 0; s.wakePending = false }
             return (s.events, s.dropped)
         }
     }
@@ -139,9 +145,13 @@ public final class SensorCapture: Sendable {
 
     func post(_ event: Event, wakingLoop: Bool = true) {
         let mustWake = shared.withLock { s -> Bool in
-            if s.events.count >= Self.queueLimit, case .sample = s.events[0] {
-                s.events.removeFirst()
-                s.dropped += 1
+            if case .sample = event {
+                if s.samples >= Self.queueLimit, let oldest = s.events.firstIndex(where: \.isSample) {
+                    s.events.remove(at: oldest)
+                    s.dropped += 1
+                } else {
+                    s.samples += 1
+                }
             }
             s.events.append(event)
             // One wake per batch: the loop drains everything it finds.
