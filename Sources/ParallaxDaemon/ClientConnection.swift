@@ -16,11 +16,11 @@ struct PeerCredentials: Sendable, Equatable {
 
     func isMember(of group: gid_t) -> Bool { gid == group || groups.contains(group) }
 
-    /// Reads the credentials of a connected socket; nil if the kernel will not say.
-    static func of(socket descriptor: FileDescriptor) -> PeerCredentials? {
+    /// Reads the credentials of a connected socket, or why the kernel will not say.
+    static func of(socket descriptor: FileDescriptor) -> Result<PeerCredentials, Errno> {
         let fd = descriptor.rawValue
         var pid: pid_t = 0, uid: uid_t = 0, gid: gid_t = 0
-        guard plx_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return nil }
+        guard plx_peer_credentials(fd, &pid, &uid, &gid) == 0 else { return .failure(Errno(rawValue: errno)) }
         var peer = PeerCredentials(pid: pid, uid: uid, gid: gid)
         var groups = [gid_t](repeating: 0, count: 64)
         var n = Int(plx_peer_groups(fd, &groups, Int32(groups.count)))
@@ -29,7 +29,7 @@ struct PeerCredentials: Sendable, Equatable {
             n = Int(plx_peer_groups(fd, &groups, Int32(groups.count)))
         }
         if n > 0 { peer.groups = Array(groups.prefix(n)) }
-        return peer
+        return .success(peer)
     }
 }
 
@@ -78,18 +78,33 @@ final class ClientConnection {
     /// True when nothing is waiting to be written: the socket can take a fresh frame now.
     var isDrained: Bool { outputStart == output.count }
 
-    enum WriteResult { case done, blocked, failed(Int32), overflow }
+    enum WriteResult { case done, blocked, failed(Errno), overflow }
+
+    /// One send(2) of `bytes[from...]`: the count sent, or the error as send left it (read at
+    /// once: anything the runtime calls after send may overwrite errno).
+    private func sendOnce(_ bytes: [UInt8], from start: Int) -> Result<Int, Errno> {
+        bytes.withUnsafeBytes { raw in
+            let n = plx_send(fd.rawValue, raw.baseAddress! + start, raw.count - start)
+            return n >= 0 ? .success(n) : .failure(Errno(rawValue: errno))
+        }
+    }
+
+    private static func wouldBlock(_ error: Errno) -> Bool { error == .wouldBlock || error == .resourceTemporarilyUnavailable }
 
     /// Queues `bytes` and writes as much as the socket takes right now.
     func send(_ bytes: [UInt8]) -> WriteResult {
-        guard !isClosed else { return .failed(EPIPE) }
+        guard !isClosed else { return .failed(.brokenPipe) }
         if isDrained {
             output.removeAll(keepingCapacity: true)
             outputStart = 0
-            let n = bytes.withUnsafeBytes { plx_send(fd.rawValue, $0.baseAddress, $0.count) }
+            var n = 0
+            switch bytes.isEmpty ? .success(0) : sendOnce(bytes, from: 0) {
+            case .success(let sent): n = sent
+            case .failure(let error) where Self.wouldBlock(error): n = 0
+            case .failure(let error): return .failed(error)
+            }
             if n == bytes.count { return .done }
-            if n < 0 && errno != EAGAIN && errno != EWOULDBLOCK { return .failed(errno) }
-            output.append(contentsOf: bytes[max(0, n)...])
+            output.append(contentsOf: bytes[n...])
             blockedSince = plx_monotonic_ns()
             return .blocked
         }
@@ -101,14 +116,11 @@ final class ClientConnection {
     /// Writes queued output (on EPOLLOUT).
     func flush() -> WriteResult {
         while outputStart < output.count {
-            let n = output.withUnsafeBytes { raw in
-                plx_send(fd.rawValue, raw.baseAddress! + outputStart, raw.count - outputStart)
+            switch sendOnce(output, from: outputStart) {
+            case .success(let n): outputStart += n
+            case .failure(let error) where Self.wouldBlock(error): return .blocked
+            case .failure(let error): return .failed(error)
             }
-            if n < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
-                return .failed(errno)
-            }
-            outputStart += n
         }
         output.removeAll(keepingCapacity: true)
         outputStart = 0
@@ -127,9 +139,30 @@ final class ClientConnection {
         return true
     }
 
-    /// Reads what is available into `buffer`; 0 means the peer closed.
-    func read(into buffer: inout [UInt8]) -> Int {
-        buffer.withUnsafeMutableBytes { recv(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    /// What one read from the socket brought.
+    enum ReadResult: Equatable {
+        /// Bytes at the start of the buffer.
+        case data(Int)
+        /// Nothing more for now.
+        case wouldBlock
+        /// The peer closed, the socket failed, or this connection is closed: its descriptor
+        /// number may already belong to something else, which must never be read as the client.
+        case ended
+    }
+
+    /// Reads what is available into `buffer`.
+    func read(into buffer: inout [UInt8]) -> ReadResult {
+        guard !isClosed else { return .ended }
+        let result = buffer.withUnsafeMutableBytes { raw -> Result<Int, Errno> in
+            let n = recv(fd.rawValue, raw.baseAddress, raw.count, Int32(MSG_DONTWAIT))
+            return n >= 0 ? .success(n) : .failure(Errno(rawValue: errno))
+        }
+        switch result {
+        case .success(0): return .ended
+        case .success(let n): return .data(n)
+        case .failure(let error) where Self.wouldBlock(error) || error == .interrupted: return .wouldBlock
+        case .failure: return .ended
+        }
     }
 
     func close() {

@@ -23,12 +23,14 @@ extension ClientServer {
                 case EMFILE, ENFILE:
                     guard descriptorReserve.release() else { pauseAccepting(error); return }
                     fd = plx_accept(listener.fd.rawValue)
+                    // Read before the calls below (they may set errno themselves).
+                    let retryError = fd < 0 ? errno : 0
                     exhausted = true
                     warnAboutAccept("out of file descriptors (\(String(cString: strerror(error)))): newcomers displace others or are refused")
                     if fd < 0 {
                         descriptorReserve.acquire()
-                        if errno == EAGAIN || errno == EWOULDBLOCK { return }
-                        pauseAccepting(errno)
+                        if retryError == EAGAIN || retryError == EWOULDBLOCK { return }
+                        pauseAccepting(retryError)
                         return
                     }
                 default:
@@ -83,9 +85,12 @@ extension ClientServer {
     }
 
     private func admit(_ fd: FileDescriptor, descriptorsExhausted: Bool) {
-        guard let peer = PeerCredentials.of(socket: fd) else {
+        let peer: PeerCredentials
+        switch PeerCredentials.of(socket: fd) {
+        case .success(let credentials): peer = credentials
+        case .failure(let error):
             // Without credentials no access decision is possible: refuse rather than guess.
-            warnAboutAccept("refusing a client whose credentials cannot be read: \(String(cString: strerror(errno)))")
+            warnAboutAccept("refusing a client whose credentials cannot be read: \(error)")
             try? fd.close()
             return
         }

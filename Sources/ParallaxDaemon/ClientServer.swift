@@ -113,12 +113,11 @@ final class ClientServer {
     private func readFrom(_ client: ClientConnection) {
         // Bounded per wake-up so one chatty client cannot starve the others.
         for _ in 0..<4 {
-            let n = client.read(into: &readBuffer)
-            if n == 0 { disconnect(client, reason: nil); return }
-            if n < 0 {
-                if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-                disconnect(client, reason: nil)
-                return
+            let n: Int
+            switch client.read(into: &readBuffer) {
+            case .data(let count): n = count
+            case .wouldBlock: return
+            case .ended: disconnect(client, reason: nil); return
             }
             let lines = client.splitter.feed(readBuffer[0..<n])
             for event in lines {
@@ -132,7 +131,8 @@ final class ClientServer {
                 case .tooLong: reject(.lineTooLong, from: client)
                 }
             }
-            if n < readBuffer.count { return }
+            // The batch's last line may have closed the connection (the last strike, a refusal).
+            if n < readBuffer.count || client.isClosed { return }
         }
     }
 

@@ -29,7 +29,11 @@ final class EventLoop {
         let ep = plx_epoll_create()
         guard ep >= 0 else { throw Errno(rawValue: errno) }
         let tfd = plx_timerfd()
-        guard tfd >= 0 else { close(ep); throw Errno(rawValue: errno) }
+        guard tfd >= 0 else {
+            let error = Errno(rawValue: errno)     // before close(), which may set errno itself
+            close(ep)
+            throw error
+        }
         epoll = FileDescriptor(rawValue: ep)
         timerFD = FileDescriptor(rawValue: tfd)
         _ = try watch(timerFD, events: PLX_EPOLLIN) { [unowned self] _ in self.fireTimers() }
@@ -84,8 +88,9 @@ final class EventLoop {
         while running {
             let n = plx_epoll_wait(epoll.rawValue, &tokens, &events, Int32(capacity), -1)
             if n < 0 {
-                if errno == EINTR { continue }
-                fatalError("epoll_wait failed: \(Errno(rawValue: errno))")
+                let error = Errno(rawValue: errno)
+                if error == .interrupted { continue }
+                fatalError("epoll_wait failed: \(error)")
             }
             for i in 0..<Int(n) {
                 handlers[tokens[i]]?(events[i])

@@ -13,6 +13,8 @@ import Testing
         var lines: [String] = []
         var disconnected: [Int] = []
         var stopWhen: (RecordingEvents) -> Bool = { _ in false }
+        /// Called once the connection is closed, before `stopWhen`.
+        var afterClose: (ClientConnection) -> Void = { _ in }
         let loop: EventLoop
 
         init(loop: EventLoop) { self.loop = loop }
@@ -24,6 +26,7 @@ import Testing
         func clientDrained(_ client: ClientConnection) {}
         func clientDisconnected(_ client: ClientConnection) {
             disconnected.append(client.id)
+            afterClose(client)
             if stopWhen(self) { loop.stop() }
         }
         func greeting(for peer: PeerCredentials) -> [UInt8] { Array("hello \(peer.uid)\n".utf8) }
@@ -100,5 +103,51 @@ import Testing
         loop.run()
         #expect(events.disconnected.count == 1)
         #expect(server.clientCount == 0)
+    }
+
+    /// The line that closes a connection (the last strike) can end a full read buffer; the
+    /// descriptor number is free from then on, and whatever takes it next (here a socket of the
+    /// test's own, as a capture thread's device or a network backend's socket could in the
+    /// daemon) must never be read as if it were the client.
+    @Test func aConnectionClosedByItsOwnLineIsNotReadAgain() throws {
+        let (loop, server, events, path) = try Self.make()
+        defer { server.close(); rmdir(String(path.dropLast("/test.sock".count))) }
+        server.settings.commandRate = 1_000_000     // only the bad lines count as strikes here
+        let fd = plx_unix_connect(path)
+        defer { close(fd) }
+        // The router's part: lines that start with "bad" are bad requests.
+        events.stopWhen = { recorded in
+            if let client = server.clients.values.first, !client.isClosed, recorded.lines.last?.hasPrefix("bad") == true {
+                server.reject(ProtocolError(code: .badRequest, message: "bad", id: nil), from: client)
+            }
+            return !recorded.disconnected.isEmpty
+        }
+        // The next socket opened takes the lowest free number: the one just closed.
+        var reused: (Int32, Int32)?
+        events.afterClose = { client in
+            let (mine, peer) = ClientConnectionTests.socketPair()
+            _ = Array("not the client's\n".utf8).withUnsafeBytes { send(peer, $0.baseAddress, $0.count, 0) }
+            reused = (mine, peer)
+            #expect(mine == client.fd.rawValue, "another thread took the closed number first; run again")
+        }
+        // One read fills the server's 64 KiB buffer; its last complete line is the tenth bad one,
+        // followed by the start of a line.
+        let good = Array(("ok" + String(repeating: "x", count: 997) + "\n").utf8)
+        let bad = Array("bad\n".utf8)
+        var bytes: [UInt8] = []
+        // The start of a line left in the buffer stays under the line limit (no too_long yet).
+        let linesEnd = 65536 - 500 - bad.count * ClientServer.strikeLimit
+        while bytes.count + good.count <= linesEnd { bytes += good }
+        bytes += Array(("ok" + String(repeating: "y", count: linesEnd - bytes.count - 3) + "\n").utf8)
+        for _ in 0..<ClientServer.strikeLimit { bytes += bad }
+        bytes += [UInt8](repeating: UInt8(ascii: "t"), count: 65536 - bytes.count + 100)
+        let sent = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        #expect(sent == bytes.count)
+        loop.run()
+        #expect(events.disconnected.count == 1)
+        let (mine, peer) = try #require(reused)
+        defer { close(mine); close(peer) }
+        // What the test's socket holds is still there: nobody read it.
+        #expect(String(decoding: ClientConnectionTests.drain(mine), as: UTF8.self) == "not the client's\n")
     }
 }
