@@ -45,14 +45,15 @@ extension Daemon: CommandEffects {
         supervisor.setDemand((hub.count > 0 && !reduceMotion) || calibrationRun != nil)
     }
 
-    /// Reduce motion: one (0, 0) frame, a state line, then silence with the sensors closed.
+    /// Reduce motion: one (0, 0) frame, a state line, then silence with the sensors closed; every
+    /// subscriber gets the frame before the state line (`Hub.publishFinal`).
     func setReduceMotion(_ on: Bool) {
         guard on != reduceMotion else { return }
         reduceMotion = on
         logger.notice("reduce motion \(on ? "on" : "off")")
         if on {
             supervisor.closeNow()
-            hub.publish(t: plx_monotonic_ns(), offset: .zero)
+            hub.publishFinal(t: plx_monotonic_ns(), offset: .zero)
             broadcastState()
         } else {
             engine.reset()

@@ -100,6 +100,21 @@ final class Hub {
         if deliver { deliverAll() }
     }
 
+    /// The last frame before silence (reduce motion's (0, 0)): it becomes the latest frame and
+    /// goes to every subscriber now, whatever its rate, due time or socket state (a backed-up
+    /// socket queues it like a state line). Why not `publish`: that delivers to subscribers that
+    /// are due and drained and leaves the rest to later, after the state line that the caller
+    /// sends next, which must come after this frame (docs/protocol.md "Ordering guarantees").
+    func publishFinal(t: Int64, offset: ViewerOffset) {
+        publish(t: t, offset: offset, deliver: false)
+        if let timer { loop.cancel(timer); self.timer = nil }
+        guard let latest else { return }
+        let now = plx_monotonic_ns()
+        for client in subscribers.values where client.lastSentSeq < latest.seq {
+            send(latest, to: client, now: now)
+        }
+    }
+
     /// A newer sample that moved the offset too little for a frame of its own: the latest frame
     /// takes its values (same seq). Why: the minimum change decides *whether* a frame goes out,
     /// never *which* value; a subscriber that becomes due later gets the newest sample, not the

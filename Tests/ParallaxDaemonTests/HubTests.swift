@@ -1,4 +1,5 @@
 import CLinux
+import Glibc
 import ParallaxMotion
 import ParallaxProtocol
 import SystemPackage
@@ -102,5 +103,40 @@ import Testing
         #expect(hub.nextSampleNeed(now: 1_000_000_000) == 1_500_000_000)
         // Both overdue (waiting for a frame that has not come): the next point of the 20 ms grid.
         #expect(hub.nextSampleNeed(now: 2_005_000_000) == 2_020_000_000)
+    }
+
+    /// Reduce motion's last frame goes to every subscriber before the state line that follows it:
+    /// one due, one whose next frame is seconds away, one whose socket is backed up.
+    @Test func theFinalFrameReachesEverySubscriberBeforeTheStateLine() throws {
+        let loop = try EventLoop()
+        let output = RecordingOutput()
+        let hub = Hub(loop: loop, output: output)
+        let now = plx_monotonic_ns()
+        let due = Self.subscriber(1, rate: 60, due: 0)
+        let notDue = Self.subscriber(2, rate: 1, due: now + 5_000_000_000)
+        let (daemonSide, clientSide) = ClientConnectionTests.socketPair()
+        defer { close(clientSide) }
+        let backedUp = ClientConnection(id: 3, fd: FileDescriptor(rawValue: daemonSide), peer: ClientConnectionTests.peer)
+        defer { backedUp.close() }
+        backedUp.subscription = Subscription(rate: 60, rotation: .none, nextDue: 0)
+        // The peer reads nothing: fill its socket until output waits in the connection.
+        let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 16384)
+        while case .done = backedUp.send(filler) {}
+        #expect(!backedUp.isDrained)
+        for client in [due, notDue, backedUp] { hub.add(client) }
+        hub.publish(t: 1, offset: ViewerOffset(x: 0.4, y: 0.2))
+        hub.publishFinal(t: 2, offset: .zero)
+        hub.broadcast(ServerMessage.state(sensor: .none, reduceMotion: true, calibrated: false).encode())
+        for id in 1...3 {
+            let mine = output.lines.filter { $0.client == id }.map(\.message)
+            guard mine.count >= 2, case .offset(let seq, _, let x, let y, let vx, let vy) = mine[mine.count - 2],
+                  case .state(_, true, _) = mine[mine.count - 1] else {
+                Issue.record("client \(id): not the (0, 0) frame then the state line: \(mine)")
+                continue
+            }
+            #expect(seq == hub.seq && x == 0 && y == 0 && vx == 0 && vy == 0, "client \(id)")
+        }
+        // Nothing is left to deliver later.
+        #expect(!hub.hasPendingDelivery)
     }
 }
