@@ -16,6 +16,8 @@ public final class Daemon {
     let logger = Logger(label: "parallaxd")
     let loop: EventLoop
     var config: DaemonConfig
+    /// The command line's values, applied over every config read (at start and on reload).
+    let overrides: ConfigOverrides
     let configPath: String
     let configRequired: Bool
 
@@ -56,9 +58,12 @@ public final class Daemon {
     /// Longest wait for the first sensor outcome before READY=1 is sent anyway (ns).
     static let readinessWait: Int64 = 3_000_000_000
 
-    /// Sets everything up and binds (or adopts) the socket; does not serve yet.
-    public init(config: DaemonConfig, configPath: String, configRequired: Bool) throws {
+    /// Sets everything up and binds (or adopts) the socket; does not serve yet. `config` has
+    /// `overrides` applied already.
+    public init(config: DaemonConfig, overrides: ConfigOverrides = ConfigOverrides(), configPath: String,
+                configRequired: Bool) throws {
         self.config = config
+        self.overrides = overrides
         self.configPath = configPath
         self.configRequired = configRequired
         loop = try EventLoop()
@@ -171,14 +176,19 @@ public final class Daemon {
             return
         }
         defer { notifyServing(ready: true) }
-        let new = load.config
+        let new = overrides.applied(to: load.config)
         if new.socketPath != config.socketPath {
             logger.warning("Socket= changed: takes effect at the next restart")
         }
+        if new.socketMode != config.socketMode { server.listener.setMode(new.socketMode) }
         DaemonLogLevel.level = new.logLevel
         engine.settings = new.motion
-        supervisor.replaceSource(new.source.description, factory: makeFactory(new), linger: new.linger,
-                                 rest: RestSettings(new))
+        let opening = SensorOpening(new)
+        if opening != SensorOpening(config), supervisor.capture != nil {
+            logger.notice("[Sensor] settings changed: reopening the sensors")
+        }
+        supervisor.reconfigure(source: new.source.description, factory: makeFactory(new),
+                               reopen: opening != SensorOpening(config), linger: new.linger, rest: RestSettings(new))
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new
         router.settings = CommandRouter.Settings(new)

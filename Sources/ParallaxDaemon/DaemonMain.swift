@@ -49,17 +49,18 @@ public enum DaemonMain {
             for e in load.errors { logger.error("\(e)") }
             return SysExit.config
         }
-        var config = load.config
-        if cliLevel == nil { DaemonLogLevel.level = config.logLevel } else { config.logLevel = cliLevel! }
-        if let socket = options.socket { config.socketPath = socket }
+        var overrides = ConfigOverrides(socketPath: options.socket, logLevel: cliLevel)
         if let source = options.source {
-            do { config.source = try SourceSpec(parsing: source) } catch {
+            do { overrides.source = try SourceSpec(parsing: source) } catch {
                 logger.error("--source: \(error.message)")
                 return SysExit.config
             }
         }
+        let config = overrides.applied(to: load.config)
+        DaemonLogLevel.level = config.logLevel
         do {
-            let daemon = try Daemon(config: config, configPath: path, configRequired: options.configPath != nil)
+            let daemon = try Daemon(config: config, overrides: overrides, configPath: path,
+                                    configRequired: options.configPath != nil)
             return try daemon.run()
         } catch {
             logger.critical("cannot start: \(error)")

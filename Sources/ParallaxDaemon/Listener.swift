@@ -47,6 +47,11 @@ struct Listener {
     /// (SOMAXCONN); the kernel caps it at net.core.somaxconn.
     static let backlog: Int32 = 4096
 
+    /// `SocketMode=` on reload: for a socket this daemon bound (systemd's socket is its own).
+    func setMode(_ mode: UInt32) {
+        if let ownedPath { chmod(ownedPath, mode_t(mode)) }
+    }
+
     func close() {
         try? fd.close()
         if let ownedPath { unlink(ownedPath) }

@@ -75,21 +75,24 @@ final class Supervisor {
 
     var source: String { sourceName }
 
-    /// Replaces the source (on reload); reopens if open.
-    func replaceSource(_ name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
-                       rest: RestSettings = RestSettings()) {
+    /// Takes a reloaded config's sensor settings: linger and rest at once; `factory` (the source
+    /// and everything it is opened with) from the next open, and now when `reopen` says it
+    /// differs from the current one: open sensors close and, if still wanted, open again.
+    func reconfigure(source name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
+                     reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
         if rest != restSettings {
             restSettings = rest
             withdrawRest()
         }
-        guard name != sourceName else { return }
         sourceName = name
         self.factory = factory
-        if capture != nil {
-            closeCapture()
-            if demanded { open() }
-        }
+        guard reopen else { return }
+        // A failure of the old settings says nothing about the new: retry them at once.
+        retryDelay = Self.firstRetryDelay
+        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+        if capture != nil { closeCapture() }
+        if demanded && capture == nil { open() }
     }
 
     /// Someone needs samples (true) or nobody does any more (false).
