@@ -152,11 +152,26 @@ int plx_peer_groups(int fd, gid_t *groups, int max) {
     return (int)(len / sizeof(gid_t));
 }
 
-long plx_group_id(const char *name) {
-    struct group grp, *result = NULL;
-    char buf[4096];
-    if (getgrnam_r(name, &grp, buf, sizeof buf, &result) != 0 || result == NULL) return -1;
-    return (long)grp.gr_gid;
+#define PLX_GROUP_BUFFER_MAX ((size_t)16 << 20)
+
+int plx_group_lookup(const char *name, gid_t *gid) {
+    long hint = sysconf(_SC_GETGR_R_SIZE_MAX);
+    size_t size = hint > 0 ? (size_t)hint : 4096;
+    for (;;) {
+        char *buf = malloc(size);
+        if (buf == NULL) return ENOMEM;
+        struct group grp, *result = NULL;
+        int rc = getgrnam_r(name, &grp, buf, size, &result);
+        if (rc == 0 && result != NULL) *gid = grp.gr_gid;
+        free(buf);
+        if (rc == 0) return result != NULL ? 0 : ENOENT;
+        if (rc == ERANGE && size < PLX_GROUP_BUFFER_MAX) {
+            size *= 2;
+            continue;
+        }
+        // getgrnam_r(3): ENOENT and ESRCH may also mean "no such group".
+        return rc == ESRCH ? ENOENT : rc;
+    }
 }
 
 int plx_set_nonblocking(int fd) {

@@ -5,18 +5,28 @@ import ParallaxConfig
 
 /// Matching peers against the access lists (the lists themselves are config: ParallaxConfig).
 extension AccessPolicy {
-    func maySubscribe(_ peer: PeerCredentials) -> Bool { Self.matches(subscribers, peer) }
-    func mayControl(_ peer: PeerCredentials) -> Bool { Self.matches(controllers, peer) }
+    func maySubscribe(_ peer: PeerCredentials, groups: GroupDirectory = .shared) -> Bool {
+        Self.matches(subscribers, peer, groups: groups)
+    }
+    func mayControl(_ peer: PeerCredentials, groups: GroupDirectory = .shared) -> Bool {
+        Self.matches(controllers, peer, groups: groups)
+    }
 
-    /// Group names are resolved at each check (a group created after start counts at once);
-    /// checks happen per command, never per frame.
-    static func matches(_ rules: [AccessRule], _ peer: PeerCredentials) -> Bool {
+    /// The group names both lists mention, for `GroupDirectory`.
+    var groupNames: Set<String> {
+        Set((subscribers + controllers).compactMap { rule in
+            if case .group(let name) = rule { name } else { nil }
+        })
+    }
+
+    /// Group names are resolved off the event loop (`GroupDirectory`); a check only reads the
+    /// answers, so it never waits for NSS. Checks happen per command, never per frame.
+    static func matches(_ rules: [AccessRule], _ peer: PeerCredentials, groups: GroupDirectory) -> Bool {
         rules.contains { rule in
             switch rule {
             case .everyone: true
             case .root: peer.uid == 0
-            case .group(let name):
-                plx_group_id(name) >= 0 && peer.isMember(of: gid_t(plx_group_id(name)))
+            case .group(let name): groups.gid(of: name).map(peer.isMember(of:)) ?? false
             case .seat: hasActiveLocalSession(uid: peer.uid)
             }
         }

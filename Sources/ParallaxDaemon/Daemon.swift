@@ -77,6 +77,8 @@ public final class Daemon {
         case .failure(let e): throw e
         }
         sensorWakeup = try SensorWakeup()
+        // Before serving, so the first checks know the groups (the only NSS wait the loop has).
+        GroupDirectory.shared.resolveNow(config.access.groupNames)
         // The parts that report to this daemon, built now that it exists, in dependency order.
         _ = server
         _ = router
@@ -193,6 +195,8 @@ public final class Daemon {
         config = new
         router.settings = CommandRouter.Settings(new)
         server.settings = ClientServer.Settings(new)
+        // Off the loop; the last answers stand until the new ones are in.
+        GroupDirectory.shared.refresh(new.access.groupNames)
         loadCalibration()
         if reduceChanged { setReduceMotion(new.reduceMotion) }
         logger.notice("configuration reloaded")

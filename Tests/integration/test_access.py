@@ -4,14 +4,18 @@ without a supplementary group, against the real daemon."""
 import grp
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import pytest
 
 import plx
+from helpers import test_failed
 
 NOBODY = 65534
 
@@ -126,3 +130,121 @@ def test_bad_access_lists_are_config_errors(workdir, parallaxd_bin):
     out = subprocess.run([parallaxd_bin, '--check-config', '--config', path], capture_output=True, text=True)
     assert out.returncode == 78
     assert '%s:2:' % path in out.stderr and 'parallax' in out.stderr, out.stderr
+
+
+# --- group names: resolved off the event loop, whatever their size -------------------------------
+
+BIG_GID = 61234
+SLOW_GID = 61235
+
+# getgrnam_r that waits while the file $PLX_NSS_GATE exists, as a slow LDAP or sssd would; it
+# creates $PLX_NSS_GATE.entered when it starts waiting.
+SLOW_NSS_PRELOAD = r'''
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int getgrnam_r(const char *name, struct group *grp, char *buf, size_t len, struct group **result) {
+    static int (*real)(const char *, struct group *, char *, size_t, struct group **);
+    if (!real) real = (int (*)(const char *, struct group *, char *, size_t, struct group **))dlsym(RTLD_NEXT, "getgrnam_r");
+    const char *gate = getenv("PLX_NSS_GATE");
+    if (gate && access(gate, F_OK) == 0) {
+        char entered[4096];
+        snprintf(entered, sizeof entered, "%s.entered", gate);
+        close(open(entered, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+        while (access(gate, F_OK) == 0) usleep(10000);
+    }
+    return real(name, grp, buf, len, result);
+}
+'''
+
+
+@pytest.fixture
+def daemon_with_groups(request, workdir, parallaxd_bin, testbed):
+    """start(group_lines, *devices, **Daemon kwargs): parallaxd in a mount namespace of its own,
+    where /etc/group is the system's plus `group_lines` (the machine's own file is not touched)."""
+    import shlex
+    daemons = []
+
+    def start(group_lines, *devices, **kw):
+        group = os.path.join(workdir, 'group')
+        with open('/etc/group') as f:
+            text = f.read()
+        with open(group, 'w') as f:
+            f.write(text + ''.join(line + '\n' for line in group_lines))
+        wrapper = os.path.join(workdir, 'parallaxd-own-groups')
+        with open(wrapper, 'w') as f:
+            f.write('#!/bin/sh\nexec unshare --mount --propagation private sh -c '
+                    '\'mount --bind "$0" /etc/group && exec "$@"\' %s %s "$@"\n'
+                    % (shlex.quote(group), shlex.quote(parallaxd_bin)))
+        os.chmod(wrapper, 0o755)
+        for d in devices:
+            testbed.add(d)
+        d = plx.Daemon(workdir, testbed, binary=wrapper, **kw)
+        daemons.append(d)
+        return d.start()
+
+    yield start
+    problems = [p for d in daemons for p in d.finish(test_failed(request))]
+    if problems:
+        pytest.fail('; '.join(problems))
+
+
+def test_a_group_with_many_members_still_grants_access(workdir, daemon_with_groups):
+    # 1500 members: a 16 KiB line in /etc/group, past getgrnam_r's usual 4 KiB buffer (ERANGE).
+    members = ','.join('member%04d' % i for i in range(1500))
+    path = config(workdir, '[Access]\nSubscribers=root @plxbig\nControllers=root\n')
+    daemon = daemon_with_groups(['plxbig:x:%d:%s' % (BIG_GID, members)], plx.bmi160(), config=path)
+    member = run_as_nobody(daemon.socket_path, {'cmd': 'subscribe', 'rate': 30, 'id': 1}, groups=[BIG_GID])
+    assert member[1]['type'] == 'subscribed', 'a member of a large group was refused: %r' % member
+    stranger = run_as_nobody(daemon.socket_path, {'cmd': 'subscribe', 'id': 2})
+    assert stranger[1]['code'] == 'permission_denied', stranger
+
+
+@pytest.fixture
+def slow_nss_preload(workdir):
+    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+    assert cc is not None, 'no C compiler for the slow-NSS preload (install gcc)'
+    src = os.path.join(workdir, 'slownss.c')
+    lib = os.path.join(workdir, 'slownss.so')
+    with open(src, 'w') as f:
+        f.write(SLOW_NSS_PRELOAD)
+    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
+    return lib
+
+
+def test_a_slow_group_lookup_does_not_stop_the_daemon(workdir, testbed, daemon_with_groups, slow_nss_preload):
+    """While a group lookup waits (the directory server is slow), newcomers are admitted and
+    served, members of the groups already known included."""
+    gate = os.path.join(workdir, 'nss-gate')
+    path = config(workdir, '[Access]\nSubscribers=root @plxslow\nControllers=root\n')
+    env = {'LD_PRELOAD': slow_nss_preload + ' ' + testbed.env()['LD_PRELOAD'], 'PLX_NSS_GATE': gate}
+    daemon = daemon_with_groups(['plxslow:x:%d:' % SLOW_GID], plx.bmi160(), config=path, env=env)
+    open(gate, 'w').close()
+    try:
+        since = daemon.notify.count()
+        daemon.signal(signal.SIGHUP)     # the groups are looked up again
+        assert daemon.wait_notify(lambda m: m.get('READY') == '1', 10, since=since) is not None, daemon.stderr_tail()
+        # A member of the group connects and subscribes meanwhile (its socket timeout is 5 s: a
+        # loop that waits for the lookup answers it nothing).
+        member = {}
+        client = threading.Thread(target=lambda: member.update(replies=run_as_nobody(
+            daemon.socket_path, {'cmd': 'subscribe', 'rate': 30, 'id': 1}, groups=[SLOW_GID])))
+        client.start()
+        deadline = time.monotonic() + 10
+        while not os.path.exists(gate + '.entered') and time.monotonic() < deadline:
+            time.sleep(0.02)    # the marker is a file: polled
+        assert os.path.exists(gate + '.entered'), 'no group lookup began'
+        # A lookup waits now; root is served all the same.
+        c = daemon.connect()
+        assert c.status() is not None, 'no status while a group lookup waits'
+        client.join(30)
+        assert member.get('replies', [{}, {}])[1].get('type') == 'subscribed', \
+            'the member was not served while a group lookup waited: %r' % member
+        assert daemon.alive()
+    finally:
+        os.unlink(gate)

@@ -64,8 +64,11 @@ int plx_peer_credentials(int fd, pid_t *pid, uid_t *uid, gid_t *gid);
 /// as they were at connect time. Returns the count (may exceed `max`: call again bigger), or -1.
 int plx_peer_groups(int fd, gid_t *groups, int max);
 
-/// The gid of a group name, or -1 if there is no such group.
-long plx_group_id(const char *name);
+/// Looks a group name up (getgrnam_r, through NSS: files, but also LDAP or sssd, which may be
+/// slow: never call it on the event loop). The buffer grows on ERANGE (a group with many members)
+/// up to 16 MiB. Returns 0 with *gid set, ENOENT when there is no such group, or the error
+/// (ERANGE past the limit, EIO, ENOMEM, ...) when it cannot be told.
+int plx_group_lookup(const char *name, gid_t *gid);
 
 int plx_set_nonblocking(int fd);
 int plx_set_cloexec(int fd);
