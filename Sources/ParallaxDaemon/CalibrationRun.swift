@@ -42,7 +42,7 @@ extension Daemon {
 
     /// Starts a calibration for `client` (already authorised), or refuses if one is running.
     func startCalibration(seconds: Double?, for client: ClientConnection, id: JSONValue?) {
-        guard calibrationRun == nil else {
+        guard calibrationRun == nil, !savingCalibration else {
             write(ServerMessage.error(ProtocolError(.unavailable, "a calibration is already running", id: id)).encode(), to: client)
             return
         }
@@ -136,19 +136,32 @@ extension Daemon {
             logger.warning("calibration refused: \(refusal.message)")
             report = .failed(refusal.failure, message: refusal.message)
         case .success(let measurement):
-            let path = config.calibrationFile
-            let text = CalibrationFile.render(measurement, sensors: sensorNames(), writtenBy: "parallaxd (calibrate command)")
-            switch CalibrationFile.write(text, to: path) {
-            case .failure(let error):
-                logger.error("calibration measured but not saved: \(error)")
-                report = .failed(.writeFailed, message: "measured, but \(error)")
-            case .success:
-                logger.notice("calibration written to \(path): gyro bias \(CalibrationFile.triple(measurement.gyroBias, decimals: 6)) rad/s")
-                // Apply what is on disk, so the daemon and the file never disagree.
-                loadCalibration()
-                report = .finished(measurement.report(file: path))
-            }
+            saveCalibration(measurement, for: run)
+            return
         }
         write(ServerMessage.calibration(report, id: run.id).encode(), to: run.client)
+    }
+
+    /// Writes the file on a worker thread (its fsyncs wait for the disk, which the loop must not)
+    /// and answers the client once it is on disk; no other calibration starts meanwhile.
+    private func saveCalibration(_ measurement: CalibrationMeasurement, for run: CalibrationRun) {
+        let path = config.calibrationFile
+        let text = CalibrationFile.render(measurement, sensors: sensorNames(), writtenBy: "parallaxd (calibrate command)")
+        savingCalibration = true
+        BackgroundTask.run(on: loop, { CalibrationFile.write(text, to: path) }) { [unowned self] written in
+            self.savingCalibration = false
+            let report: CalibrationReport
+            switch written {
+            case .failure(let error):
+                self.logger.error("calibration measured but not saved: \(error)")
+                report = .failed(.writeFailed, message: "measured, but \(error)")
+            case .success:
+                self.logger.notice("calibration written to \(path): gyro bias \(CalibrationFile.triple(measurement.gyroBias, decimals: 6)) rad/s")
+                // Apply what is on disk, so the daemon and the file never disagree.
+                self.loadCalibration()
+                report = .finished(measurement.report(file: path))
+            }
+            self.write(ServerMessage.calibration(report, id: run.id).encode(), to: run.client)
+        }
     }
 }

@@ -46,6 +46,8 @@ public final class Daemon {
     var calibration: Calibration?
     /// The calibration in progress, if any (CalibrationRun.swift).
     var calibrationRun: CalibrationRun?
+    /// A measured calibration is being written to disk, off the loop (CalibrationRun.swift).
+    var savingCalibration = false
     var frameTimes = RateMeter()
 
     // Lifecycle.

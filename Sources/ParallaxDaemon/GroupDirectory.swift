@@ -100,7 +100,7 @@ final class GroupDirectory: Sendable {
             return true
         }
         guard start else { return }
-        let detached = Self.detachedThread { [self] in
+        let detached = BackgroundTask.detached { [self] in
             while true {
                 let started = plx_monotonic_ns()
                 let (names, previous) = state.withLock { ($0.names, $0.gids) }
@@ -136,27 +136,5 @@ final class GroupDirectory: Sendable {
             }
         }
         return gids
-    }
-
-    /// Runs `body` on a new detached thread (its resources go when it ends); false if none could
-    /// be created.
-    private static func detachedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-        final class Box: Sendable {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-        }
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let box = Unmanaged.passRetained(Box(body))
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, &attributes, { arg in
-            let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
-            box.run()
-            return nil
-        }, box.toOpaque())
-        if rc != 0 { box.release() }
-        return rc == 0
     }
 }

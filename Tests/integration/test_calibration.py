@@ -406,3 +406,69 @@ def test_unwritable_calibration_directory_is_named_before_measuring(parallaxd_bi
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 73, out.stdout + out.stderr
     assert 'Permission denied' in out.stderr and 'calibrating:' not in out.stderr, out.stderr
+
+
+# --- the disk is slow: the daemon keeps serving while the file is written ----------------------------
+
+# fsync that waits while the file $PLX_FSYNC_GATE exists, as a busy or failing disk would; it
+# creates $PLX_FSYNC_GATE.entered when it starts waiting.
+SLOW_FSYNC_PRELOAD = r'''
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+int fsync(int fd) {
+    static int (*real)(int);
+    if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
+    const char *gate = getenv("PLX_FSYNC_GATE");
+    if (gate && access(gate, F_OK) == 0) {
+        char entered[4096];
+        snprintf(entered, sizeof entered, "%s.entered", gate);
+        close(open(entered, O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+        while (access(gate, F_OK) == 0) usleep(10000);
+    }
+    return real(fd);
+}
+'''
+
+
+@pytest.fixture
+def slow_fsync_preload(workdir):
+    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+    assert cc is not None, 'no C compiler for the slow-fsync preload (install gcc)'
+    src = os.path.join(workdir, 'slowfsync.c')
+    lib = os.path.join(workdir, 'slowfsync.so')
+    with open(src, 'w') as f:
+        f.write(SLOW_FSYNC_PRELOAD)
+    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
+    return lib
+
+
+def test_the_daemon_serves_while_the_calibration_is_written(start_daemon, workdir, testbed, slow_fsync_preload):
+    import time
+    conf, cal = config(workdir)
+    gate = os.path.join(workdir, 'fsync-gate')
+    env = {'LD_PRELOAD': slow_fsync_preload + ' ' + testbed.env()['LD_PRELOAD'], 'PLX_FSYNC_GATE': gate}
+    daemon = start_daemon(plx.bmi160(0, initial_gyro=(0.02, 0.0, 0.0)), config=conf, env=env)
+    c = daemon.connect()
+    open(gate, 'w').close()
+    try:
+        c.send({'cmd': 'calibrate', 'seconds': 1, 'id': 1})
+        deadline = time.monotonic() + 30
+        while not os.path.exists(gate + '.entered') and time.monotonic() < deadline:
+            time.sleep(0.02)    # the marker is a file: polled
+        assert os.path.exists(gate + '.entered'), 'the calibration never reached fsync; ' + describe(c)
+        # The file waits for the disk; newcomers are greeted and answered meanwhile.
+        other = daemon.connect()
+        assert other.status() is not None, 'no status while the calibration file is being written'
+        assert c.wait_for(lambda o: o.get('type') == 'calibration' and o.get('done'), 0.5) is None, \
+            'the calibration was reported done before its file was on disk'
+    finally:
+        os.unlink(gate)
+    done = c.wait_for(lambda o: o.get('type') == 'calibration' and o.get('done'), 10)
+    assert done is not None and 'failed' not in done and done['file'] == cal, describe(c)
+    assert os.path.exists(cal)
+    assert other.status()['calibrated'] is True
