@@ -11,12 +11,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "backoff.h"
 #include "message.h"
 #include "parallax.h"
 
-/* First reconnect delay after a failure, doubled per failure up to the maximum (ms). */
-#define PXI_BACKOFF_FIRST_MS 100
-#define PXI_BACKOFF_MAX_MS 5000
 /* Retry delay after the daemon refused us (permission_denied) or speaks another protocol (ms):
  * the answer will not change soon, and retrying faster would be a reconnect storm. */
 #define PXI_REFUSED_RETRY_MS 60000
@@ -45,7 +43,8 @@ struct px_client {
 
     int64_t retry_at_ns;     /* DISCONNECTED: when to connect again */
     int64_t deadline_ns;     /* AWAIT_HELLO, SUBSCRIBING: handshake deadline */
-    int backoff_ms;          /* delay before the next attempt after a failure */
+    int64_t subscribed_at_ns; /* SUBSCRIBED: since when (a lasting subscription resets the back-off) */
+    struct pxi_backoff backoff; /* delay before the next attempt after a failure */
 
     char subscribe_line[96]; /* built once: rate and rotation never change */
     size_t out_length, out_sent; /* bytes of subscribe_line queued / already written */
@@ -80,8 +79,8 @@ void pxi_read_pending(struct px_client *c, int64_t now);
 void pxi_flush(struct px_client *c, int64_t now);
 
 /* Closes the connection because of err (a positive errno) with a sentence for px_client_error_message
- * and the log, and schedules the next attempt after retry_ms (< 0: the current back-off, which
- * then doubles). */
+ * and the log, and schedules the next attempt after retry_ms (< 0: the next delay of the back-off,
+ * which starts over first when the lost subscription had lasted PXI_BACKOFF_RESET_AFTER_MS). */
 void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 

@@ -63,20 +63,20 @@ void pxi_set_error(struct px_client *c, int err, int level, const char *fmt, ...
     va_end(ap);
 }
 
-/* Schedules the next connection attempt: after retry_ms, or after the current back-off (which
- * then doubles up to its maximum) when retry_ms < 0. */
+/* Schedules the next connection attempt: after retry_ms, or after the back-off's next delay when
+ * retry_ms < 0. */
 static void schedule_retry(struct px_client *c, int64_t now, int retry_ms)
 {
-    if (retry_ms < 0) {
-        retry_ms = c->backoff_ms;
-        c->backoff_ms = c->backoff_ms * 2 > PXI_BACKOFF_MAX_MS ? PXI_BACKOFF_MAX_MS : c->backoff_ms * 2;
-    }
+    if (retry_ms < 0) retry_ms = pxi_backoff_next_ms(&c->backoff);
     c->retry_at_ns = now + (int64_t)retry_ms * 1000000;
 }
 
 void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char *fmt, ...)
 {
     va_list ap;
+    int64_t now = pxi_now_ns();
+    if (c->phase == PXI_SUBSCRIBED && now - c->subscribed_at_ns >= (int64_t)PXI_BACKOFF_RESET_AFTER_MS * 1000000)
+        pxi_backoff_reset(&c->backoff);
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
     c->phase = PXI_DISCONNECTED;
@@ -88,7 +88,7 @@ void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char 
     va_start(ap, fmt);
     vset_error(c, err, level, fmt, ap);
     va_end(ap);
-    schedule_retry(c, pxi_now_ns(), retry_ms);
+    schedule_retry(c, now, retry_ms);
 }
 
 /* One non-blocking connection attempt. A Unix stream socket connects at once or fails at once
@@ -146,7 +146,8 @@ PX_EXPORT px_client *px_client_new(const char *socket_path, int rate_hz, int rot
              rate_hz, rotation_deg);
     c->fd = -1;
     c->phase = PXI_DISCONNECTED;
-    c->backoff_ms = PXI_BACKOFF_FIRST_MS;
+    /* The seed only has to differ between clients: where the block is and when it was made. */
+    pxi_backoff_init(&c->backoff, (uint64_t)(uintptr_t)c ^ (uint64_t)pxi_now_ns());
     c->state.sensor = PX_SENSOR_NONE;
     try_connect(c, pxi_now_ns());
     return c;

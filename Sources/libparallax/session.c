@@ -62,7 +62,7 @@ static void handle_subscribed(struct px_client *c, const struct pxi_message *m)
     c->phase = PXI_SUBSCRIBED;
     c->state.connected = true;
     c->changed = true;
-    c->backoff_ms = PXI_BACKOFF_FIRST_MS;
+    c->subscribed_at_ns = pxi_now_ns();
     c->effective_rate = (m->has & PXI_HAS_RATE) ? m->rate : c->rate_hz;
     c->error = 0;
     c->error_message[0] = '\0';
@@ -166,7 +166,7 @@ void pxi_read_pending(struct px_client *c, int64_t now)
              * would only say EAGAIN. Anything arriving now leaves the descriptor readable. */
             if ((size_t)n < room) return;
         } else if (n == 0) {
-            pxi_lose(c, ECONNRESET, c->phase == PXI_SUBSCRIBED ? PXI_BACKOFF_FIRST_MS : -1, PX_LOG_WARNING,
+            pxi_lose(c, ECONNRESET, -1, PX_LOG_WARNING,
                      "parallaxd at %s closed the connection; reconnecting", c->address.sun_path);
         } else if (errno == EINTR) {
             continue;
@@ -174,7 +174,7 @@ void pxi_read_pending(struct px_client *c, int64_t now)
             return;
         } else {
             int err = errno;
-            pxi_lose(c, err, c->phase == PXI_SUBSCRIBED ? PXI_BACKOFF_FIRST_MS : -1, PX_LOG_WARNING,
+            pxi_lose(c, err, -1, PX_LOG_WARNING,
                      "reading from parallaxd at %s failed (%s); reconnecting", c->address.sun_path, strerror(err));
         }
     }

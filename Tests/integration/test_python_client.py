@@ -103,7 +103,7 @@ def test_waits_for_a_daemon_that_starts_later(start_daemon, workdir, rocking):
     daemon = start_daemon(source=rocking)
     assert daemon.socket_path == path
     # The back-off is at most 5 s by now; give it two rounds.
-    assert pump_until(c, lambda c: c.state.connected, timeout=2 * parallax.MAX_BACKOFF + 1), c.state
+    assert pump_until(c, lambda c: c.state.connected, timeout=2 * parallax.MAX_BACKOFF * (1 + parallax.BACKOFF_JITTER) + 1), c.state
     assert take(c, 5)
     assert c.effective_rate == 20
     c.close()
@@ -116,7 +116,7 @@ def test_survives_a_daemon_restart(start_daemon, rocking):
     assert daemon.stop() == 0
     assert pump_until(c, lambda c: not c.state.connected, timeout=5), 'the client did not notice the daemon stopped'
     start_daemon(source=rocking)
-    assert pump_until(c, lambda c: c.state.connected, timeout=2 * parallax.MAX_BACKOFF + 1), c.state
+    assert pump_until(c, lambda c: c.state.connected, timeout=2 * parallax.MAX_BACKOFF * (1 + parallax.BACKOFF_JITTER) + 1), c.state
     after = take(c, 10)
     assert c.effective_rate == 20 and c.state.sensor == 'ok' and c.state.error is None
     # A new daemon: a new frame counter, newer sample times.

@@ -200,7 +200,7 @@ def test_reconnects_after_a_restart_with_the_same_rate_and_rotation(fake_daemons
     server.close()   # the daemon crashes: connection and socket gone
     lost = probe.wait(lambda e: e.get('event') == 'dispatch' and e['ret'] < 0, EVENT_TIMEOUT)
     assert lost['ret'] == -errno.ECONNRESET and lost['fd'] == -1 and lost['connected'] is False
-    assert 0 <= lost['timeout'] <= 100
+    assert 0 <= lost['timeout'] <= 120   # the first delay: 100 ms ± 20 %
     # The last offset stays readable while reconnecting (layers do not jump).
     assert lost['offset']['seq'] == 1
     restarted = FakeDaemon(socket_path)

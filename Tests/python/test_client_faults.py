@@ -199,7 +199,7 @@ def test_reconnects_and_resubscribes_after_the_server_restarts(sock_path):
     assert pump_until(c, lambda c: c.offset is not None and c.offset.seq == 41)
     server.stop()
     assert pump_until(c, lambda c: not c.state.connected), 'the client did not notice the server left'
-    assert c.fileno() == -1 and 0 < c.timeout() <= parallax.INITIAL_BACKOFF
+    assert c.fileno() == -1 and 0 < c.timeout() <= parallax.INITIAL_BACKOFF * (1 + parallax.BACKOFF_JITTER)
     assert c.offset.seq == 41, 'the last offset is kept while disconnected'
     assert c.state.sensor == 'none', 'a state from a daemon that is gone'
     server = HostileServer(sock_path)
@@ -217,12 +217,13 @@ def test_no_server_at_start_backs_off_quietly_then_connects(sock_path, capfd):
     c = parallax.Client(sock_path)
     assert not c.state.connected and c.fileno() == -1 and 'No such file' in c.state.error
     waits = []
-    # Four failed attempts: the back-off doubles from 100 ms.
+    # Four failed attempts: the back-off doubles from 100 ms (each delay ±20 %).
     for _ in range(4):
         time.sleep(c.timeout())
         assert c.dispatch() is False
         waits.append(c.timeout())
-    assert [round(w, 1) for w in waits] == [0.2, 0.4, 0.8, 1.6], waits
+    jitter = parallax.BACKOFF_JITTER
+    assert all(n * (1 - jitter) - 0.01 <= w <= n * (1 + jitter) for w, n in zip(waits, [0.2, 0.4, 0.8, 1.6])), waits
     server = HostileServer(sock_path)
     assert pump_until(c, lambda c: c.state.connected, timeout=5), c.state
     assert server.wait_connection(0).wait_command()['cmd'] == 'subscribe'
@@ -238,7 +239,8 @@ def test_back_off_is_capped_at_five_seconds(sock_path):
     for _ in range(8):          # 0.1 · 2⁸ would be 25.6 s without the cap
         c._next_attempt = 0     # due now, without waiting the whole series out
         c.dispatch()
-    assert parallax.MAX_BACKOFF - 0.1 < c.timeout() <= parallax.MAX_BACKOFF
+    jitter = parallax.BACKOFF_JITTER
+    assert parallax.MAX_BACKOFF * (1 - jitter) - 0.1 < c.timeout() <= parallax.MAX_BACKOFF * (1 + jitter)
 
 
 def test_a_late_reader_gets_the_newest_offset_not_a_backlog(sock_path):

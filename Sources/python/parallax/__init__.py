@@ -8,8 +8,8 @@
 Non-blocking use in a GLib or asyncio loop: c.fileno(), c.dispatch(), c.timeout(), c.offset,
 c.state, or parallax.watch_glib(c, on_change) / parallax.watch_asyncio(c, on_change).
 The protocol is docs/protocol.md, this API docs/client-kit.md ("Python")."""
-from ._client import (AccessDenied, Client, INITIAL_BACKOFF, MAX_BACKOFF, SYSTEM_SOCKET_PATH,
-                      default_socket_path)
+from ._backoff import BACKOFF_JITTER, BACKOFF_RESET_AFTER, INITIAL_BACKOFF, MAX_BACKOFF, Backoff
+from ._client import AccessDenied, Client, SYSTEM_SOCKET_PATH, default_socket_path
 from ._values import (SENSOR_LOST, SENSOR_NONE, SENSOR_OK, Offset, State, interpolate, predict)
 from ._wire import MAX_LINE_BYTES
 from .loops import watch_asyncio, watch_glib
@@ -19,5 +19,5 @@ __version__ = '0.1.0'
 __all__ = [
     'AccessDenied', 'Client', 'Offset', 'State', 'interpolate', 'predict', 'default_socket_path',
     'SENSOR_OK', 'SENSOR_LOST', 'SENSOR_NONE', 'SYSTEM_SOCKET_PATH', 'INITIAL_BACKOFF',
-    'MAX_BACKOFF', 'MAX_LINE_BYTES', 'watch_glib', 'watch_asyncio', '__version__',
+    'MAX_BACKOFF', 'BACKOFF_JITTER', 'BACKOFF_RESET_AFTER', 'Backoff', 'MAX_LINE_BYTES', 'watch_glib', 'watch_asyncio', '__version__',
 ]

@@ -10,17 +10,13 @@ import select
 import socket as _socket
 import time
 
+from ._backoff import BACKOFF_RESET_AFTER, Backoff
 from ._values import State
 from ._wire import LineReader, decode_line, decode_offset, decode_state, encode_subscribe
 
 # Where parallaxd listens when neither the caller nor $PARALLAXD_SOCKET names a socket.
 SYSTEM_SOCKET_PATH = '/run/parallaxd/parallaxd.sock'
 SOCKET_ENV = 'PARALLAXD_SOCKET'
-# Reconnection back-off (seconds): the first retry after 100 ms, doubling up to 5 s; back to the
-# start once a daemon accepts the subscription. A daemon that is away costs a few wake-ups a
-# minute, one that comes back is found within 5 s.
-INITIAL_BACKOFF = 0.1
-MAX_BACKOFF = 5.0
 # Retry delay after the daemon refused this process (permission_denied) or speaks another protocol
 # version (s): the answer will not change soon, and knocking faster would be a reconnect storm.
 REFUSED_RETRY = 60.0
@@ -97,7 +93,8 @@ class Client:
         self._refusal = None           # an AccessDenied not yet raised to the caller
         self._handshake_deadline = None  # while connected but not yet subscribed
         self._closed = False
-        self._backoff = INITIAL_BACKOFF
+        self._backoff = Backoff()
+        self._subscribed_at = None     # time.monotonic() of the "subscribed" reply, while subscribed
         self._next_attempt = time.monotonic()
         self._poller = None
         self._try_connect()
@@ -162,7 +159,7 @@ class Client:
         socket may get the old one's number: re-register fileno() in your loop even if it looks
         unchanged (watch_glib/watch_asyncio: call the watch's reconnect() instead)."""
         self._refusal = None
-        self._backoff = INITIAL_BACKOFF
+        self._backoff.reset()
         self._close_socket()
         self._try_connect()
 
@@ -228,10 +225,9 @@ class Client:
         self._handshake_deadline = time.monotonic() + HANDSHAKE_TIMEOUT
 
     def _schedule_retry(self, delay=None):
-        """The next attempt after `delay` seconds, or after the back-off (which then doubles)."""
+        """The next attempt after `delay` seconds, or after the back-off's next delay."""
         if delay is None:
-            delay = self._backoff
-            self._backoff = min(self._backoff * 2, MAX_BACKOFF)
+            delay = self._backoff.next_delay()
         self._next_attempt = time.monotonic() + delay
 
     def _close_socket(self):
@@ -240,11 +236,15 @@ class Client:
             self._sock = None
         self._poller = None
         self._handshake_deadline = None
+        self._subscribed_at = None
         self._reader.reset()
 
     def _lost(self, reason, retry=None):
         """The connection ended or failed: forget it (and what it said about the sensors) and
-        try again after `retry` seconds or the back-off."""
+        try again after `retry` seconds or the back-off (from its start when the subscription
+        had lasted BACKOFF_RESET_AFTER)."""
+        if self._subscribed_at is not None and time.monotonic() - self._subscribed_at >= BACKOFF_RESET_AFTER:
+            self._backoff.reset()
         self._close_socket()
         self._state = State(connected=False, error=reason[:MAX_ERROR_CHARS])
         self._schedule_retry(retry)
@@ -296,7 +296,7 @@ class Client:
         elif kind == 'subscribed':
             rate = msg.get('rate')
             self.effective_rate = rate if isinstance(rate, int) and not isinstance(rate, bool) else None
-            self._backoff = INITIAL_BACKOFF
+            self._subscribed_at = time.monotonic()
             self._handshake_deadline = None
             self._state = self._state._replace(connected=True, error=None)
         elif kind == 'error':
