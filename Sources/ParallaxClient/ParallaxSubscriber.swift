@@ -5,7 +5,7 @@
 //
 // Connection life: waiting → (connect) → awaiting hello → (send subscribe) → awaiting
 // `subscribed` → subscribed → (end of stream) → waiting. Every failure goes back to waiting with a
-// retry time: 100 ms doubling to 5 s, or 60 s after a refusal.
+// retry time: 100 ms doubling to 5 s, each ±20 % (ReconnectBackoff.swift), or 60 s after a refusal.
 
 import CLinux
 import Glibc
@@ -21,6 +21,11 @@ public final class ParallaxSubscriber {
     public static let initialRetryDelay: Int64 = 100
     /// Longest reconnect delay (ms) while the daemon is away.
     public static let maximumRetryDelay: Int64 = 5_000
+    /// Spread of each reconnect delay around its nominal value (fraction, both ways).
+    public static let retryJitter = 0.2
+    /// How long a subscription must have lasted for its loss to restart the back-off (ms); a
+    /// shorter one counts as a failed connection.
+    public static let stableSubscription: Int64 = 10_000
     /// Delay (ms) after a refusal (access denied, another protocol): no reconnect storm.
     public static let refusalRetryDelay: Int64 = 60_000
     /// Time (ms) a connected daemon has to say hello and confirm the subscription.
@@ -75,7 +80,9 @@ public final class ParallaxSubscriber {
     var handshakeDeadline: Int64?
     /// The next try to send the rest of the subscribe line.
     private var sendRetryAt: Int64?
-    var retryDelay = ParallaxSubscriber.initialRetryDelay
+    var backoff = ReconnectBackoff(generator: SystemRandomNumberGenerator())
+    /// When the current subscription was confirmed (CLOCK_MONOTONIC ns); nil while not subscribed.
+    var subscribedAt: Int64?
     private var splitter = LineSplitter(maxLineLength: ParallaxSubscriber.maximumLineLength)
     private var chunk = [UInt8](repeating: 0, count: ParallaxSubscriber.readChunkSize)
     /// The part of the subscribe line the socket has not taken yet.
@@ -170,6 +177,9 @@ public final class ParallaxSubscriber {
     /// Closes the connection, reports `problem` once and schedules the next attempt.
     func fail(_ problem: SubscriberProblem, now: Int64) {
         let wasConnected = state.connected
+        if let subscribedAt, now - subscribedAt >= Self.stableSubscription * Self.nanosecondsPerMillisecond {
+            backoff.reset()
+        }
         closeSocket()
         if state != .disconnected {
             state = .disconnected
@@ -179,8 +189,7 @@ public final class ParallaxSubscriber {
         if problem.isRefusal {
             delay = Self.refusalRetryDelay
         } else {
-            delay = retryDelay
-            retryDelay = min(retryDelay * 2, Self.maximumRetryDelay)
+            delay = backoff.nextDelay()
         }
         connectAt = now + delay * Self.nanosecondsPerMillisecond
         if !Self.sameKind(problem, self.problem) || wasConnected {
@@ -199,6 +208,7 @@ public final class ParallaxSubscriber {
         _ = Glibc.close(socket)
         socket = -1
         phase = .waiting
+        subscribedAt = nil
         unsent = []
         handshakeDeadline = nil
         sendRetryAt = nil

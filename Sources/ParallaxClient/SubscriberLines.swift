@@ -50,7 +50,7 @@ extension ParallaxSubscriber {
             phase = .subscribed
             grantedRate = granted
             handshakeDeadline = nil
-            retryDelay = Self.initialRetryDelay
+            subscribedAt = now
             problem = nil
             state.connected = true
             changed = true
