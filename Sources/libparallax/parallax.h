@@ -100,7 +100,8 @@ int px_client_fd(px_client *c);
  * px_client_state), 0 when nothing changed, or -errno when the connection was lost or refused;
  * a reconnect is then scheduled and px_client_fd returns -1 until it happens. Among the errors:
  *   -ECONNRESET       the daemon closed the connection (stopped, restarted, crashed); it is
- *                     retried after 100 ms, then with doubling back-off up to 5 s.
+ *                     retried with the back-off: 100 ms doubling up to 5 s, each delay ±20 %,
+ *                     starting over when the lost subscription had lasted 10 s.
  *   -EACCES           the daemon refused the subscription (permission_denied: the user is not
  *                     allowed motion data). Retried only every 60 s, so no reconnect storm.
  *   -EPROTONOSUPPORT  the daemon speaks another protocol version. Retried every 60 s.
@@ -116,7 +117,7 @@ int px_client_fd(px_client *c);
 int px_client_dispatch(px_client *c);
 
 /* Milliseconds after which px_client_dispatch must be called even without activity on
- * px_client_fd: the reconnect back-off (100 ms doubling to 5 s; 60 s after a refusal), the
+ * px_client_fd: the reconnect back-off (100 ms doubling to 5 s, ±20 %; 60 s after a refusal), the
  * handshake timeout, or 10 ms while the subscribe command could not be sent whole. 0 means now.
  * -1: nothing is scheduled; call dispatch only when the descriptor is readable.
  * The value changes after every dispatch; ask again each time you go to sleep. */
