@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "errno_text.h"
 
 #define PX_EXPORT __attribute__((visibility("default")))
 
@@ -95,10 +96,11 @@ void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char 
  * (ENOENT, ECONNREFUSED, EAGAIN with a full backlog); none of that is a lost connection. */
 static void try_connect(struct px_client *c, int64_t now)
 {
+    char text[PXI_ERRNO_TEXT_SIZE];
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         int err = errno;
-        pxi_set_error(c, err, PX_LOG_ERROR, "cannot create a socket (%s)", strerror(err));
+        pxi_set_error(c, err, PX_LOG_ERROR, "cannot create a socket (%s)", pxi_errno_text(err, text, sizeof text));
         schedule_retry(c, now, -1);
         return;
     }
@@ -106,7 +108,7 @@ static void try_connect(struct px_client *c, int64_t now)
         int err = errno;
         close(fd);
         pxi_set_error(c, err, PX_LOG_INFO, "parallaxd is not reachable at %s (%s); waiting for it",
-                      c->address.sun_path, strerror(err));
+                      c->address.sun_path, pxi_errno_text(err, text, sizeof text));
         schedule_retry(c, now, -1);
         return;
     }

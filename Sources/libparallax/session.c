@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "errno_text.h"
 
 /* Largest |vx|, |vy| protocol v1 sends (offset units per second; docs/protocol.md, "offset"). */
 #define MAX_VELOCITY 9999.0
@@ -174,8 +175,9 @@ void pxi_read_pending(struct px_client *c, int64_t now)
             return;
         } else {
             int err = errno;
-            pxi_lose(c, err, -1, PX_LOG_WARNING,
-                     "reading from parallaxd at %s failed (%s); reconnecting", c->address.sun_path, strerror(err));
+            char text[PXI_ERRNO_TEXT_SIZE];
+            pxi_lose(c, err, -1, PX_LOG_WARNING, "reading from parallaxd at %s failed (%s); reconnecting",
+                     c->address.sun_path, pxi_errno_text(err, text, sizeof text));
         }
     }
 }
@@ -194,8 +196,9 @@ void pxi_flush(struct px_client *c, int64_t now)
             return; /* kept; px_client_timeout_ms asks for another try soon */
         } else {
             int err = n < 0 ? errno : EPIPE;
+            char text[PXI_ERRNO_TEXT_SIZE];
             pxi_lose(c, err, -1, PX_LOG_WARNING, "writing to parallaxd at %s failed (%s); reconnecting",
-                     c->address.sun_path, strerror(err));
+                     c->address.sun_path, pxi_errno_text(err, text, sizeof text));
         }
     }
 }

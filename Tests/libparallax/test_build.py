@@ -62,6 +62,20 @@ def test_only_px_symbols_exported(staged):
         assert fn in names, fn
 
 
+# libc calls that keep state shared between threads (glibc's man pages: MT-Unsafe race:<name>, or
+# static result buffers). parallax.h lets separate clients run on separate threads, so the library
+# must use none of them; strerror has strerror_r, the others are not needed.
+THREAD_UNSAFE_LIBC = ('strerror', 'strtok', 'localtime', 'gmtime', 'getgrnam', 'getpwnam', 'rand', 'srand',
+                      'readdir', 'ctime', 'asctime', 'setlocale')
+
+
+def test_no_thread_unsafe_libc_calls(staged):
+    out = subprocess.run(['nm', '-D', '--undefined-only', os.path.join(staged.libdir, 'libparallax.so.1.0.0')],
+                         capture_output=True, text=True, check=True).stdout
+    imported = {line.split()[-1].split('@')[0] for line in out.splitlines() if line.strip()}
+    assert sorted(imported.intersection(THREAD_UNSAFE_LIBC)) == []
+
+
 def test_header_is_valid_cplusplus(staged, tmp_path):
     """Compositors in C++ (KWin) include it too: extern "C" and no C-only syntax."""
     if shutil.which('c++') is None:
