@@ -23,7 +23,7 @@
 /* Retry interval while the subscribe line could not be written whole (ms; practically never). */
 #define PXI_FLUSH_RETRY_MS 10
 /* Receive buffer (bytes): a full line plus room for many offset lines per read(2). */
-#define PXI_READ_BUFFER 16384
+#define PXI_READ_BUFFER (PXI_MAX_LINE + 16384)
 /* Bytes read per dispatch at most, so a flooding server cannot hold the caller's loop (bytes). */
 #define PXI_DISPATCH_READ_LIMIT (1 << 20)
 

@@ -10,9 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest server line looked at (bytes, without "\n"). Offset lines are about 120 bytes, state and
- * error lines a few hundred; longer lines are discarded up to the next "\n". */
-#define PXI_MAX_LINE 4096
+/* Longest server line looked at (bytes, without "\n"), the same in every client kit
+ * (docs/decisions.md, "One server line limit"): the longest the daemon sends, a status line naming
+ * trace files, fits. Longer lines are discarded up to the next "\n"; the connection stays up. */
+#define PXI_MAX_LINE 65536
 
 /* Room kept for the strings libparallax compares or shows (bytes, with the NUL). Longer values are
  * cut (code, sensor, type then match nothing known). */

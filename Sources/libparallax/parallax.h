@@ -111,7 +111,7 @@ int px_client_fd(px_client *c);
  *                     e.g. "unavailable" when it is full); retried with the back-off.
  * A failed connection attempt to a daemon that is not running (ENOENT, ECONNREFUSED) is not a
  * lost connection: dispatch returns 0 and px_client_error says why.
- * Lines that are not valid protocol (invalid JSON, lines over 4096 bytes, unknown message types,
+ * Lines that are not valid protocol (invalid JSON, lines over 65536 bytes, unknown message types,
  * non-finite or out-of-range numbers such as x outside [-1, 1] or vx outside [-9999, 9999],
  * missing fields) are ignored; they never change the offset. */
 int px_client_dispatch(px_client *c);

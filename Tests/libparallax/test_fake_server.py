@@ -18,6 +18,8 @@ EVENT_TIMEOUT = 20.0
 LOG_ERROR, LOG_WARNING, LOG_INFO = 3, 4, 6
 # The retry delay after a refusal (parallax.h: 60 s), less what a slow valgrind run may eat.
 REFUSED_RETRY_MIN_MS = 55000
+# Longest server line a client kit takes (bytes without "\n"; docs/decisions.md, "One server line limit").
+MAX_LINE = 65536
 # A window in which a client that honours the refusal back-off must not connect again (s).
 NO_STORM_WINDOW = 2.0
 
@@ -104,7 +106,7 @@ HOSTILE = [
     b'{"type":"error","code":"bad_request","message":"not an answer to anything"}',
     b'{"type":"hello","protocol":2}',
     b'{"type":"subscribed","rate":1}',
-    b'{' + b'"k":1,' * 2000 + b'"type":"offset","seq":9025,"t":1,"x":0.5,"y":0.5}',
+    b'{' + b'"k":1,' * 12000 + b'"type":"offset","seq":9025,"t":1,"x":0.5,"y":0.5}',   # over 64 KiB
     b'{"type":"offset","seq":9026,"t":1,"x":0.5,"y":0.5,"vx":12000.0}',
     b'{"type":"offset","seq":9027,"t":1,"x":0.5,"y":0.5,"vx":"fast"}',
     b'{"type":"offset","seq":9028,"t":1,"x":0.5,"y":0.5,"vy":null}',
@@ -122,9 +124,9 @@ def test_hostile_lines_are_ignored(fake_daemons, probes, socket_path):
     conn.line(offset_line(1, 0.25, -0.25))
     assert offset_event(probe, 1)['offset']['x'] == 0.25
     overlong = [
-        # Over the 4096-byte cap: a valid-looking offset inside, and one at the end of the line.
+        # Over the 64 KiB cap: a valid-looking offset inside, and one at the end of the line.
         b'{"type":"offset","seq":9100,"t":1,"x":0.9,"y":0.9,"pad":"' + b'x' * 200000 + b'"}',
-        b' ' * 5000 + offset_line(9101, 0.9, 0.9).encode(),
+        b' ' * MAX_LINE + offset_line(9101, 0.9, 0.9).encode(),
     ]
     for junk in HOSTILE + overlong:
         probe.command('pause', 'paused')
@@ -144,6 +146,28 @@ def test_hostile_lines_are_ignored(fake_daemons, probes, socket_path):
     # A hostile error line after subscribing is reported, not taken as a refusal.
     assert not [e for e in probe.events if e.get('event') == 'dispatch' and e['ret'] < 0]
     assert any('not an answer to anything' in e['message'] for e in probe.logs())
+
+
+def padded_offset(seq, x, length):
+    """A valid offset frame of exactly `length` bytes (without "\n"), padded by an unknown field."""
+    head = offset_line(seq, x, 0.0)[:-1] + ',"pad":"'
+    line = (head + 'p' * (length - len(head) - 2) + '"}').encode()
+    assert len(line) == length
+    return line
+
+
+def test_a_line_at_the_limit_is_read_and_one_byte_more_is_dropped(fake_daemons, probes, socket_path):
+    """The same limit as the Python and Swift kits: a status line with long paths still fits."""
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn, _ = server.handshake()
+    conn.line(offset_line(1, 0.25, 0.0))
+    offset_event(probe, 1)
+    conn.send(padded_offset(2, 0.5, MAX_LINE) + b'\n')
+    assert offset_event(probe, 2)['offset']['x'] == 0.5
+    conn.send(padded_offset(3, -0.5, MAX_LINE + 1) + b'\n' + offset_line(4, 0.75, 0.0).encode() + b'\n')
+    after = offset_event(probe, 4)
+    assert after['connected'] and after['fd'] >= 0
+    assert not [e for e in probe.events if (e.get('offset') or {}).get('seq') == 3], 'the overlong line was read'
 
 
 def test_latest_value_after_a_pause(fake_daemons, probes, socket_path):
