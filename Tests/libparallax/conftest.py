@@ -55,7 +55,8 @@ def fake_daemons():
 @pytest.fixture
 def probes(staged, workdir, request):
     """start(socket_path, rate, rotation, valgrind=False, env=None) → a running Probe. Teardown ends
-    each with "quit" and requires exit 0: under valgrind that means no memory error and no leak."""
+    each with "quit" and requires exit 0: under valgrind that means no memory error and no leak,
+    and no descriptor left open (px_client_free must close the client's socket)."""
     started = []
 
     def start(path, rate=60, rotation=0, valgrind=False, env=None):
@@ -71,5 +72,7 @@ def probes(staged, workdir, request):
         if rc != 0:
             problems.append('probe exit %s (valgrind: %s)\n%s\n%s' % (rc, rc == libpx.VALGRIND_ERROR,
                                                                    p.valgrind_report(), p.stderr_text()))
+        elif p.leaked_descriptors():
+            problems.append('descriptors left open at exit:\n%s' % p.valgrind_report())
     if problems:
         pytest.fail('\n'.join(problems))
