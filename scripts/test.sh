@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: Swift unit tests, fuzzing, the motion oracles, then the integration tests that
 # drive the real parallaxd binary under umockdev-emulated IIO devices (the protocol's wire contract
-# and the check that no tracked file points outside the repository among them). Needs nothing
-# beside the repository.
+# and the check that no tracked file points outside the repository among them). Needs the network
+# on a fresh machine: setup.sh installs missing Debian packages with apt-get (as root), and the
+# motion oracles (scikit-kinematics, imufusion, ahrs) come from PyPI into .build-oracles/.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"

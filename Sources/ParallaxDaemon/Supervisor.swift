@@ -8,7 +8,8 @@ import SystemPackage
 
 /// Opens sensors only while someone needs them, and reopens them when they are lost.
 ///
-/// Demand comes from the daemon (subscribers present and motion not reduced). When demand ends
+/// Demand comes from the daemon: subscribers present and motion not reduced, a calibration
+/// running, and a moment at start-up (to learn what sensors exist). When demand ends
 /// the sensors stay open for `linger` seconds; when it returns they reopen. Failures are retried
 /// with a growing delay, but only while there is demand: an idle daemon makes no wake-ups.
 final class Supervisor {
