@@ -4,8 +4,8 @@ import ParallaxProtocol
 /// parallaxd's command line (parallaxd(8), docs/man/parallaxd.8), parsed by hand.
 ///
 /// Why not swift-argument-parser (which parallaxctl uses): it links FoundationEssentials, which
-/// costs the resident daemon ≈2.4 MB of RSS (13.7 MB against 11.3 MB, static release build,
-/// measured in BENCHMARKS.md) and the target is 12 MB. The daemon's command line is a handful of
+/// costs the resident daemon ≈2.4 MB of RSS (13.7 MB against 11.3 MB at start-up, static release
+/// build, measured 2026-11-22, in BENCHMARKS.md's history: d19205e) and the target is 12 MB. The daemon's command line is a handful of
 /// options; a small parser with its own tests is the cheaper part to own.
 public enum DaemonCommandLine {
     public enum Mode: Equatable, Sendable {
