@@ -35,11 +35,10 @@ class Scenario:
             conn.send(offset_line(1, x=0.1) + offset_line(2, x=0.2) + offset_line(3, x=0.3))
             self.seen_first.wait(SCENARIO_TIMEOUT)
             first.stop()
-            second = HostileServer(self.path)
+            self.second = second = HostileServer(self.path)   # set before the frame ends the test
             conn = second.wait_connection(0, timeout=SCENARIO_TIMEOUT)
             self.subscribes.append(conn.wait_command())
             conn.send(offset_line(1, x=COMEBACK_X))
-            self.second = second
         except Exception as e:   # reported by the test, not lost in a thread
             self.error = e
 
