@@ -68,3 +68,25 @@ def test_schedule_doubles_to_the_cap_with_jitter_and_starts_over_after_a_reset()
         b.next_delay()
     b.reset()
     assert 0.08 <= b.next_delay() <= 0.12
+
+
+def test_a_subscription_that_lasted_starts_the_schedule_over(sock_path, monkeypatch):
+    # The reset rule with a shorter threshold (the shipped 10 s would make this test slow).
+    monkeypatch.setattr(parallax._client, 'BACKOFF_RESET_AFTER', 0.3)
+    server = HostileServer(sock_path, on_subscribe=drop_after_subscribed)
+    c = parallax.Client(sock_path)
+    # Dropped at once three times: the delays grow past the first one.
+    assert pump_until(c, lambda c: len(server.connections) == 3, timeout=5)
+    assert pump_until(c, lambda c: c.fileno() == -1)
+    assert c.timeout() > parallax.INITIAL_BACKOFF * (1 + parallax.BACKOFF_JITTER)
+    server.stop()
+    # Now a subscription that lasts past the threshold, then a loss: back to the first delay.
+    server = HostileServer(sock_path)
+    assert pump_until(c, lambda c: c.state.connected, timeout=5)
+    conn = server.wait_connection(0)
+    assert not pump_until(c, lambda c: not c.state.connected, timeout=0.5)
+    conn.close()
+    assert pump_until(c, lambda c: not c.state.connected)
+    assert 0 < c.timeout() <= parallax.INITIAL_BACKOFF * (1 + parallax.BACKOFF_JITTER)
+    c.close()
+    server.stop()
