@@ -3,6 +3,7 @@ wire and the kernel"): every one is clamped or refused with its documented error
 the test holds open, and the daemon keeps serving it and everyone else."""
 import pytest
 
+import plx
 from helpers import describe
 
 
@@ -55,3 +56,13 @@ def test_an_extreme_id_is_echoed(imu_daemon):
         s = c.request('{"cmd":"status","id":%s}' % text, 'status')
         assert s is not None and s['type'] == 'status' and s.get('id') == value, '%s → %r; %s' % (text, s, describe(c))
     assert daemon.alive() and c.violations == []
+
+
+@pytest.mark.parametrize('usec', [18446744073709551614, 9223372036854776], ids=['beyond-int64', 'ns-overflow'])
+def test_an_absurd_watchdog_interval_is_served(start_daemon, usec):
+    # systemd accepts any WATCHDOG_USEC below 2^64 - 1; in ns it need not fit an Int64.
+    daemon = start_daemon(plx.bmi160(0), watchdog_usec=usec)
+    assert daemon.wait_notify(lambda m: m.get('WATCHDOG') == '1', 5.0) is not None, 'no WATCHDOG=1'
+    c = daemon.connect()
+    assert c.wait_hello() is not None and c.status() is not None, describe(c)
+    assert daemon.alive()
