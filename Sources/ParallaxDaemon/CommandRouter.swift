@@ -47,6 +47,16 @@ final class CommandRouter {
         func maxRate(for peer: PeerCredentials) -> Int { peer.isRoot ? privilegedMaxRate : maxRate }
     }
 
+    /// The rate a subscriber gets (Hz): `requested` rounded to a whole Hz, at least 1, at most
+    /// `cap`. Clamped while still a Double: any finite rate may come off the wire (1e300), and
+    /// converting one beyond Int's range would trap.
+    static func effectiveRate(requested: Double, cap: Int) -> Int {
+        let whole = requested.rounded()
+        // NaN cannot come from the decoder (it refuses non-finite numbers); it would get the floor.
+        guard whole >= 1 else { return min(cap, 1) }
+        return whole < Double(cap) ? Int(whole) : cap
+    }
+
     var settings: Settings
     private unowned let effects: any CommandEffects
 
@@ -82,7 +92,7 @@ final class CommandRouter {
                 return
             }
             let cap = settings.maxRate(for: client.peer)
-            let effective = min(cap, max(1, Int((rate ?? Self.defaultSubscribeRate).rounded())))
+            let effective = Self.effectiveRate(requested: rate ?? Self.defaultSubscribeRate, cap: cap)
             let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
             let previous = client.subscription
             client.subscription = Subscription(rate: effective, rotation: rotation)

@@ -10,12 +10,17 @@ enum Systemd {
         _ = sd_notify(0, state)
     }
 
-    /// The watchdog interval (ns) systemd expects pings within, or nil if none is set.
+    /// The watchdog interval (ns) systemd expects pings within, or nil if none is set. At most
+    /// `longestWatchdogInterval`: WATCHDOG_USEC may be anything below 2^64 − 1, which in ns need
+    /// not fit an Int64, and pinging more often than asked is always allowed.
     static func watchdogInterval() -> Int64? {
         var usec: UInt64 = 0
         guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
-        return Int64(usec) * 1000
+        return Int64(min(usec, UInt64(longestWatchdogInterval / 1000))) * 1000
     }
+
+    /// An hour (ns).
+    static let longestWatchdogInterval: Int64 = 3_600_000_000_000
 
     /// The listening socket passed by socket activation (LISTEN_FDS / LISTEN_PID), if any.
     /// Takes only the first one; more are logged by the caller and closed.

@@ -71,24 +71,28 @@ enum IIODiscovery {
 
     /// Makes sure the device samples at least `atLeast` Hz, choosing from
     /// `sampling_frequency_available` the smallest rate ≥ `wanted` (or the fastest there is).
-    /// Returns the device's rate afterwards (Hz), or nil if it has no such attribute.
+    /// Returns the device's rate afterwards (Hz), or nil if it has no such attribute or no
+    /// plausible rate (`SamplingRate.plausible`): a rate that reads as "0", "-5" or "1e300" is
+    /// raised like a slow one when the device offers a rate, and is never used.
     static func ensureRate(_ device: IIODeviceHandle, atLeast: Double, wanted: Double, logger: Logger) -> Double? {
         guard device.hasAttribute("sampling_frequency"),
-              let current = (try? device.read("sampling_frequency").get()).flatMap(DecimalNumber.parseDouble)
+              let reading = try? device.read("sampling_frequency").get()
         else { return nil }
-        guard current < atLeast else { return current }
+        let current = SamplingRate.parse(reading)
+        if let current, current >= atLeast { return current }
+        let shown = current.map { "\($0) Hz" } ?? "an unusable rate (\(reading.filter { !$0.isWhitespace && $0 != "\0" }.prefix(32)))"
         let available = ((try? device.read("sampling_frequency_available").get()) ?? "")
-            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap { DecimalNumber.parseDouble($0) }.sorted()
-        guard let choice = available.first(where: { $0 >= wanted }) ?? available.last, choice > current else {
-            logger.warning("\(device.id) (\(device.name)) samples at \(current) Hz and offers nothing faster")
+            .split(whereSeparator: { $0 == " " || $0 == "\n" }).compactMap(SamplingRate.parse).sorted()
+        guard let choice = available.first(where: { $0 >= wanted }) ?? available.last, choice > current ?? 0 else {
+            logger.warning("\(device.id) (\(device.name)) samples at \(shown) and offers nothing faster")
             return current
         }
         let text = FixedRate(choice).description
         if device.write("sampling_frequency", text) {
-            logger.notice("\(device.id) (\(device.name)) sampled at \(current) Hz; raised to \(text) Hz")
+            logger.notice("\(device.id) (\(device.name)) sampled at \(shown); raised to \(text) Hz")
             return choice
         }
-        logger.warning("\(device.id) (\(device.name)) samples at \(current) Hz and could not be raised to \(text) Hz")
+        logger.warning("\(device.id) (\(device.name)) samples at \(shown) and could not be raised to \(text) Hz")
         return current
     }
 }

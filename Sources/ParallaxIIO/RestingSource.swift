@@ -64,10 +64,20 @@ public struct RestPace: Sendable, Equatable {
     public static func choose(available: [Double], active: Double, request: RestRequest,
                               wakesThroughDescriptor: Bool) -> RestPace {
         let rate = slowest(in: available, atLeast: request.rate, atMost: active) ?? active
-        let perPace = Int((rate / request.rate).rounded())
-        let perOnset = 1 + Int(Double(request.onsetBudget) / 1e9 * rate)
-        return RestPace(rate: rate, samplesPerWake: max(1, min(perPace, perOnset)),
+        let perPace = (rate / request.rate).rounded()
+        let perOnset = 1 + (Double(request.onsetBudget) / 1e9 * rate).rounded(.down)
+        return RestPace(rate: rate, samplesPerWake: sampleCount(min(perPace, perOnset)),
                         wakesThroughDescriptor: wakesThroughDescriptor)
+    }
+
+    /// Most samples one wake-up gathers: above what any plausible device gives (80 ms at
+    /// 100 kHz is 8001); it keeps a count computed from a garbage rate inside Int.
+    public static let maximumSamplesPerWake = 10_000
+
+    /// `count` in 1…`maximumSamplesPerWake`, clamped while a Double (NaN: 1).
+    private static func sampleCount(_ count: Double) -> Int {
+        guard count >= 1 else { return 1 }
+        return count < Double(maximumSamplesPerWake) ? Int(count) : maximumSamplesPerWake
     }
 }
 

@@ -39,14 +39,14 @@ struct SamplingRate {
     }
 
     /// Each place's rate now (Hz), in order; nil where it cannot be read.
-    var current: [Double?] { places.map { $0.read("sampling_frequency").flatMap(DecimalNumber.parseDouble) } }
+    var current: [Double?] { places.map { $0.read("sampling_frequency").flatMap(Self.parse) } }
 
     /// Each place's offered rates (Hz), sorted; empty where none are listed.
     var available: [[Double]] {
         places.map { place in
             (place.read("sampling_frequency_available") ?? "")
                 .split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\0" })
-                .compactMap { DecimalNumber.parseDouble($0) }.sorted()
+                .compactMap(Self.parse).sorted()
         }
     }
 
@@ -61,11 +61,26 @@ struct SamplingRate {
     }
 }
 
+extension SamplingRate {
+    /// Sampling rates believed from sysfs (Hz). Above: no IIO motion sensor samples faster than
+    /// tens of kHz. Below: slower than a sample every 1000 s is no rate to fuse motion at, and it
+    /// keeps every period (ns) well inside Int64. A driver's "0", "-5" or "1e300" is no rate.
+    static let plausible: ClosedRange<Double> = 0.001...100_000
+
+    /// A rate attribute's text as a plausible rate (Hz), nil otherwise.
+    static func parse(_ text: Substring) -> Double? {
+        DecimalNumber.parseDouble(text).flatMap { plausible.contains($0) ? $0 : nil }
+    }
+
+    static func parse(_ text: String) -> Double? { parse(text[...]) }
+}
+
 /// A rate as sysfs takes it and people read it: "6.25", "200".
 struct FixedRate: CustomStringConvertible {
     let hz: Double
     init(_ hz: Double) { self.hz = hz }
     var description: String {
-        hz == hz.rounded() ? String(Int(hz)) : String(hz)
+        // Int(exactly:) is nil for whole numbers beyond Int (they print as a Double then).
+        (hz == hz.rounded() ? Int(exactly: hz).map(String.init) : nil) ?? String(hz)
     }
 }

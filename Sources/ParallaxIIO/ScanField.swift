@@ -45,7 +45,8 @@ struct ScanField: Sendable, Equatable {
 
     /// A layout this decoder can read: whole bytes of storage, the value fits inside it.
     var isValid: Bool {
-        [1, 2, 4, 8].contains(bytes) && bits >= 1 && shift >= 0 && bits + shift <= bytes * 8
+        // Compared one by one: a sum of two sizes read from sysfs could overflow.
+        [1, 2, 4, 8].contains(bytes) && (1...bytes * 8).contains(bits) && (0...bytes * 8 - bits).contains(shift)
     }
 
     /// The channel's integer value in the scan starting at `scan`.

@@ -46,15 +46,31 @@ struct ScanTimes {
             case (.kernelMonotonic, let stamp?, _) where stamp <= readTime + Self.futureTolerance:
                 t = stamp
             case (.kernelSpacing, let stamp?, let newest?), (.kernelMonotonic, let stamp?, let newest?):
-                t = readTime - max(0, newest - stamp)
+                t = readTime - Self.gap(from: stamp, to: newest)
             default:
-                t = readTime - Int64(raws.count - 1 - i) * period
+                t = readTime - Self.product(Int64(raws.count - 1 - i), period)
             }
             // Times never run backwards, whatever the device claims.
             if t <= newest { t = newest + 1 }
             newest = t
             body(t, raw)
         }
+    }
+
+    // The stamps are whatever the buffer holds (a driver bug, a torn scan): their differences
+    // and products saturate instead of trapping, and the clamp above keeps the result in order.
+
+    /// `later − earlier` (ns), at least 0, Int64.max when it does not fit.
+    static func gap(from earlier: Int64, to later: Int64) -> Int64 {
+        let (difference, overflow) = later.subtractingReportingOverflow(earlier)
+        if overflow { return later > earlier ? .max : 0 }
+        return max(0, difference)
+    }
+
+    /// `count × period` (ns, both ≥ 0), Int64.max when it does not fit.
+    static func product(_ count: Int64, _ period: Int64) -> Int64 {
+        let (value, overflow) = count.multipliedReportingOverflow(by: max(0, period))
+        return overflow ? .max : value
     }
 
     var description: String {

@@ -27,8 +27,11 @@ extension ServerMessage {
             guard let maxRate = value["max_rate"]?.intValue else { return nil }
             return .hello(maxRate: maxRate)
         case "subscribed":
-            guard let rate = value["rate"]?.doubleValue, let rotation = value["rotation"]?.intValue else { return nil }
-            return .subscribed(rate: Int(rate.rounded()), rotation: rotation, id: id)
+            // Rounded, then converted only when it fits: a server's 1e300 is no rate.
+            guard let rate = value["rate"]?.doubleValue.flatMap({ Int(exactly: $0.rounded()) }),
+                  let rotation = value["rotation"]?.intValue
+            else { return nil }
+            return .subscribed(rate: rate, rotation: rotation, id: id)
         case "unsubscribed":
             return .unsubscribed(id: id)
         case "state":

@@ -73,6 +73,64 @@ import Testing
         ])
     }
 
+    /// Any finite positive rate the decoder lets through is clamped, never converted as is: a
+    /// rate beyond Int's range (1e300) would trap the daemon in the conversion.
+    @Test func extremeRatesAreClampedNotConverted() {
+        let effects = RecordingEffects()
+        let router = Self.router(effects)
+        let cases: [(line: String, peer: PeerCredentials, rate: Int)] = [
+            (#"{"cmd":"subscribe","rate":1e300}"#, Self.user, 60),
+            (#"{"cmd":"subscribe","rate":1.7976931348623157e308}"#, Self.root, 240),
+            (#"{"cmd":"subscribe","rate":9223372036854775808}"#, Self.user, 60),
+            (#"{"cmd":"subscribe","rate":5e-324}"#, Self.user, 1),
+            (#"{"cmd":"subscribe","rate":1e-300}"#, Self.root, 1),
+            (#"{"cmd":"subscribe","rate":0.5}"#, Self.user, 1),
+            (#"{"cmd":"subscribe","rate":59.5}"#, Self.user, 60),
+        ]
+        for (line, peer, rate) in cases {
+            let client = Self.send(line, as: peer, to: router)
+            #expect(client.subscription?.rate == rate, "\(line)")
+            #expect(effects.log.suffix(2).first == #"subscribed new {"type":"subscribed","rate":\#(rate),"rotation":0}"#, "\(line)")
+        }
+    }
+
+    /// The decoder refuses what cannot be clamped sensibly: zero, negative, and numbers JSON
+    /// cannot hold as a Double (1e400); each is a bad_request, and the router stays usable.
+    @Test func unusableRatesAreRejected() {
+        let effects = RecordingEffects()
+        let router = Self.router(effects)
+        let client = Self.send(#"{"cmd":"subscribe","rate":0}"#, as: Self.user, to: router)
+        for line in [#"{"cmd":"subscribe","rate":-1e300}"#, #"{"cmd":"subscribe","rate":1e400}"#,
+                     #"{"cmd":"subscribe","rate":-0.0}"#, #"{"cmd":"subscribe","rate":"NaN"}"#] {
+            _ = Self.send(line, as: Self.user, to: router, client: client)
+        }
+        #expect(effects.log == Array(repeating: "reject bad_request", count: 5))
+        #expect(client.subscription == nil)
+        _ = Self.send(#"{"cmd":"subscribe","rate":1e300}"#, as: Self.user, to: router, client: client)
+        #expect(client.subscription?.rate == 60)
+    }
+
+    /// `seconds` outside 1…120 (or beyond a Double) and ids of any size are answered, not trapped on.
+    @Test func extremeSecondsAndIdsAreAnswered() {
+        let effects = RecordingEffects()
+        let router = Self.router(effects)
+        for line in [#"{"cmd":"calibrate","seconds":1e300}"#, #"{"cmd":"calibrate","seconds":-1e300}"#,
+                     #"{"cmd":"calibrate","seconds":1e400}"#, #"{"cmd":"calibrate","seconds":0.999}"#,
+                     #"{"cmd":"subscribe","rotation":1e300}"#, #"{"cmd":"subscribe","rotation":90.5}"#] {
+            _ = Self.send(line, as: Self.root, to: router)
+        }
+        #expect(effects.log == Array(repeating: "reject bad_request", count: 6))
+        effects.log.removeAll()
+        _ = Self.send(#"{"cmd":"calibrate","seconds":120}"#, as: Self.root, to: router)
+        _ = Self.send(#"{"cmd":"status","id":1e300}"#, as: Self.user, to: router)
+        _ = Self.send(#"{"cmd":"recenter","id":-9223372036854775809}"#, as: Self.root, to: router)
+        _ = Self.send(#"{"cmd":"recenter","id":9007199254740993}"#, as: Self.root, to: router)
+        #expect(effects.log.first == "calibrate 120.0")
+        #expect(effects.log.contains { $0.hasPrefix(#"reply {"type":"status","#) && $0.hasSuffix(#""id":1e+300}"#) })
+        #expect(effects.log.contains(#"reply {"type":"ok","id":-9.223372036854776e+18}"#))
+        #expect(effects.log.contains(#"reply {"type":"ok","id":9007199254740992.0}"#))
+    }
+
     @Test func controlCommandsNeedTheControllersList() {
         let effects = RecordingEffects()
         let router = Self.router(effects)

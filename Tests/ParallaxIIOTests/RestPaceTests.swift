@@ -43,3 +43,32 @@ import Testing
         #expect(RestRequest(rate: .nan).rate == RestRequest.defaultRate)
     }
 }
+
+/// Rates read from sysfs are believed only when plausible, and every rate the drivers compute
+/// with stays inside what their integer conversions take.
+@Suite struct SysfsRateTests {
+    @Test(arguments: [("200", 200.0), ("6.25", 6.25), (" 100000\n", 100_000.0), ("0.001", 0.001)])
+    func plausibleRatesAreRead(text: String, hz: Double) {
+        #expect(SamplingRate.parse(text) == hz)
+    }
+
+    @Test(arguments: ["0", "-5", "1e300", "1e400", "nan", "inf", "100000.5", "0.0009", "5e-324", "", "fast"])
+    func implausibleRatesAreNoRate(text: String) {
+        #expect(SamplingRate.parse(text) == nil)
+    }
+
+    @Test func aWholeRateBeyondIntIsWrittenWithoutTrapping() {
+        #expect(FixedRate(200).description == "200")
+        #expect(FixedRate(6.25).description == "6.25")
+        #expect(FixedRate(1e300).description == "1e+300")
+    }
+
+    /// An active rate no device has (a driver that reported 1e300 before rates were checked)
+    /// still gives a pace with a sane sample count instead of trapping.
+    @Test(arguments: [1e300, Double.greatestFiniteMagnitude, -5, 0])
+    func anAbsurdActiveRateGivesASanePace(active: Double) {
+        let pace = RestPace.choose(available: [], active: active, request: RestRequest(), wakesThroughDescriptor: true)
+        #expect(pace.samplesPerWake >= 1 && pace.samplesPerWake <= RestPace.maximumSamplesPerWake)
+        #expect(pace.lookInterval >= 0)
+    }
+}

@@ -45,7 +45,11 @@ struct ScanDecodingTests {
     }
 
     @Test(arguments: ["", "le", "xe:s16/16>>0", "le:q16/16>>0", "le:s16", "le:s16/12>>0", "le:s12/16>>8",
-                      "le:s16/24>>0", "le:s16/16X2>>0"])
+                      "le:s16/24>>0", "le:s16/16X2>>0",
+                      // Sizes no kernel writes, at the edges of Int: refused, not overflowed.
+                      "le:s9223372036854775807/64>>1", "le:s1/64>>9223372036854775807",
+                      "le:s9223372036854775807/64>>9223372036854775807", "le:s-9223372036854775808/64>>0",
+                      "le:s16/-9223372036854775808>>0", "le:s16/99999999999999999999>>0"])
     func rejectsMalformedTypes(type: String) {
         #expect(ScanField(type: type, offset: 0) == nil)
     }

@@ -96,6 +96,31 @@ private let sampleStatus = StatusReport(
         #expect(ServerMessage.decode(line: line) == message)
     }
 
+    /// A server line is hostile input too: numbers no server sends are refused (nil), never
+    /// converted into a trap.
+    @Test(arguments: [
+        #"{"type":"subscribed","rate":1e300,"rotation":0}"#,
+        #"{"type":"subscribed","rate":-1e300,"rotation":0}"#,
+        #"{"type":"subscribed","rate":9223372036854775808,"rotation":0}"#,
+        #"{"type":"subscribed","rate":60,"rotation":1e300}"#,
+        #"{"type":"hello","protocol":1,"max_rate":1e300}"#,
+        #"{"type":"offset","seq":1e300,"t":1,"x":0,"y":0}"#,
+        #"{"type":"offset","seq":-1,"t":1,"x":0,"y":0}"#,
+        #"{"type":"offset","seq":1,"t":1e300,"x":0,"y":0}"#,
+        #"{"type":"calibration","done":true,"samples":1e300,"seconds":5}"#,
+    ])
+    func absurdNumbersFromAServerAreRefused(line: String) {
+        #expect(ServerMessage.decode(line: Array(line.utf8)) == nil)
+    }
+
+    @Test func aHugeStatusCountReadsAsEmpty() {
+        guard case .status(let report, _)? = ServerMessage.decode(line: Array(#"{"type":"status","subscribers":1e300,"clients":-1e300}"#.utf8)) else {
+            Issue.record("status not decoded")
+            return
+        }
+        #expect(report.subscribers == 0 && report.clients == 0)
+    }
+
     @Test func offsetsRoundToFourDecimals() {
         let message = ServerMessage.decode(
             line: ServerMessage.offset(seq: 1, t: 2, x: 0.123456, y: -0.00004, vx: 1.234567, vy: -0.00004).encode())

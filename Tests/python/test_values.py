@@ -86,3 +86,16 @@ def test_line_reader_drops_overlong_lines_and_keeps_its_buffer_bounded():
     assert reader.feed(b'a' * 17 + b'\nok\n') == [b'ok']       # overlong within one chunk
     assert reader.feed(b'a' * 16 + b'\n') == [b'a' * 16]       # exactly the cap is kept
     assert reader.discarded == 2
+
+
+@pytest.mark.parametrize('rate', [10 ** 400, -10 ** 400, float('nan'), float('inf'), 0, -1e300, True],
+                         ids=['10**400', '-10**400', 'nan', 'inf', '0', '-1e300', 'True'])
+def test_an_unusable_rate_is_a_value_error(rate):
+    with pytest.raises(ValueError):
+        parallax.Client(socket='/nonexistent/parallaxd.sock', rate=rate)
+
+
+def test_a_huge_rate_is_sent_for_the_daemon_to_clamp():
+    c = parallax.Client(socket='/nonexistent/parallaxd.sock', rate=1e300)
+    assert c.rate == int(1e300)
+    c.close()

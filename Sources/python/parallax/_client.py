@@ -52,8 +52,13 @@ def default_socket_path():
 
 
 def _validate_rate(rate):
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not math.isfinite(rate) or rate <= 0:
-        raise ValueError('rate must be a positive number of Hz, not %r' % (rate,))
+    try:
+        # math.isfinite raises OverflowError for an int beyond a double (10**400).
+        usable = not isinstance(rate, bool) and isinstance(rate, (int, float)) and math.isfinite(rate) and rate > 0
+    except OverflowError:
+        usable = False
+    if not usable:
+        raise ValueError('rate must be a positive number of Hz, not %.40r' % (rate,))
     return int(rate) if float(rate).is_integer() else float(rate)
 
 
