@@ -64,7 +64,7 @@ run() {
     -artifact_prefix="$OUT/crashes/$target-" "$@" "${dirs[@]}" > "$log" 2>&1 || status=$?
   local execs corpus_line
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  corpus_line=$(grep -E "^#[0-9]+ +(DONE|INITED)" "$log" | tail -n 1 | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [^ ]+" || true)
+  corpus_line=$(grep -E "^#[0-9]+[[:space:]]+(DONE|INITED)" "$log" | tail -n 1 | grep -oE "cov: [0-9]+ ft: [0-9]+ corp: [^ ]+" || true)
   if [ "$status" != 0 ]; then
     echo "fuzz: $target FAILED (exit $status) after ${execs:-?} executions; the input is saved as:" >&2
     grep -oE "Test unit written to .*" "$log" >&2 || true

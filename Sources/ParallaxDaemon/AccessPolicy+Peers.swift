@@ -5,11 +5,15 @@ import ParallaxConfig
 
 /// Matching peers against the access lists (the lists themselves are config: ParallaxConfig).
 extension AccessPolicy {
-    func maySubscribe(_ peer: PeerCredentials, groups: GroupDirectory = .shared) -> Bool {
-        Self.matches(subscribers, peer, groups: groups)
+    /// `owner`: the daemon's own user, who may always subscribe and control. A process of that
+    /// user can read the daemon's memory and signal it anyway, so refusing it protects nothing;
+    /// and a daemon someone starts by hand serves their own programs without an [Access] section.
+    /// The packaged service runs as its own account (`parallaxd`), which no client shares.
+    func maySubscribe(_ peer: PeerCredentials, groups: GroupDirectory = .shared, owner: uid_t = getuid()) -> Bool {
+        peer.uid == owner || Self.matches(subscribers, peer, groups: groups)
     }
-    func mayControl(_ peer: PeerCredentials, groups: GroupDirectory = .shared) -> Bool {
-        Self.matches(controllers, peer, groups: groups)
+    func mayControl(_ peer: PeerCredentials, groups: GroupDirectory = .shared, owner: uid_t = getuid()) -> Bool {
+        peer.uid == owner || Self.matches(controllers, peer, groups: groups)
     }
 
     /// The group names both lists mention, for `GroupDirectory`.

@@ -118,6 +118,10 @@ bool pxi_parse_message(const char *line, size_t length, struct pxi_message *out)
 {
     struct pxi_cursor c = {line, line + length};
     bool have_type = false;
+    /* Keys read so far: a key libparallax reads that comes twice makes the line ambiguous (which
+     * "x" is meant?), and parallaxd never sends one, so the line is not protocol, as in the other
+     * kits, whose readers refuse any duplicated key. */
+    unsigned seen = 0;
     memset(out, 0, sizeof *out);
 
     pxi_skip_space(&c);
@@ -133,6 +137,8 @@ bool pxi_parse_message(const char *line, size_t length, struct pxi_message *out)
             if (!pxi_take(&c, ':')) return false;
             pxi_skip_space(&c);
             unsigned bit = cut ? 0 : field_of(key, strlen(key));
+            if (bit & seen) return false;
+            seen |= bit;
             bool string_value = c.p < c.end && *c.p == '"';
             if (bit == KEY_TYPE && string_value) {
                 char name[PXI_WORD_SIZE];

@@ -50,8 +50,8 @@ import Testing
         let turned = output.offsets(for: 2)
         #expect(plain.count == 1 && turned.count == 1)
         #expect(plain.first?.x == 0.5 && plain.first?.y == -0.25)
-        let expected = ViewerOffset(x: 0.5, y: -0.25).rotated(by: .clockwise90)
-        #expect(turned.first?.x == expected.x && turned.first?.y == expected.y)
+        // docs/frames.md: an output turned 90° clockwise gets (y, −x).
+        #expect(turned.first?.x == -0.25 && turned.first?.y == -0.5)
         #expect(plain.first?.seq == 1 && turned.first?.seq == 1)
     }
 

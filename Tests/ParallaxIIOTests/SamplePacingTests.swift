@@ -15,15 +15,22 @@ private func stillTrace(rate: Double, seconds: Double) throws -> String {
     return try temporaryFile(text)
 }
 
-/// When the capture thread woke the loop (monotonic ns), and a semaphore per wake.
+/// When the capture thread woke the loop (monotonic ns), which thread that was, and a
+/// semaphore per wake.
 private final class WakeLog: Sendable {
     private let times = Mutex<[Int64]>([])
+    private let waker = Mutex<String?>(nil)
     private let semaphore = DispatchSemaphore(value: 0)
 
     func record() {
         times.withLock { $0.append(MonotonicClock.now()) }
+        if waker.withLock({ $0 }) == nil, let task = currentTask() { waker.withLock { $0 = task } }
         semaphore.signal()
     }
+
+    /// The capture thread's /proc/self/task entry (the wake callback runs on it). Tests run in
+    /// parallel, each with its own capture thread of the same name: only this one counts.
+    var captureTask: String? { waker.withLock { $0 } }
 
     /// Waits for the next wake; its time, or nil after `seconds`.
     func next(within seconds: Double) -> Int64? {
@@ -32,18 +39,22 @@ private final class WakeLog: Sendable {
     }
 }
 
-/// Voluntary context switches of this process's capture thread: one per time it slept.
-private func captureThreadSleeps() -> Int? {
-    guard let dir = opendir("/proc/self/task") else { return nil }
-    defer { closedir(dir) }
-    while let entry = readdir(dir) {
-        let tid = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        guard tid.first?.isNumber == true,
-              read("/proc/self/task/\(tid)/comm")?.hasPrefix(SensorCapture.threadName) == true,
-              let status = read("/proc/self/task/\(tid)/status") else { continue }
-        for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
-            return Int(line.split(separator: "\t").last!.trimmingPrefix(" "))
-        }
+/// The calling thread's task id ("/proc/thread-self" links to "PID/task/TID").
+private func currentTask() -> String? {
+    var buffer = [CChar](repeating: 0, count: 64)
+    let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+    guard n > 0 else { return nil }
+    let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return link.split(separator: "/").last.map(String.init)
+}
+
+/// Voluntary context switches of the capture thread that woke `wakes`: one per time it slept.
+private func captureThreadSleeps(_ wakes: WakeLog) -> Int? {
+    guard let tid = wakes.captureTask,
+          read("/proc/self/task/\(tid)/comm")?.hasPrefix(SensorCapture.threadName) == true,
+          let status = read("/proc/self/task/\(tid)/status") else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+        return Int(line.split(separator: "\t").last!.trimmingPrefix(" "))
     }
     return nil
 }
@@ -98,14 +109,14 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
 
         let opened = try #require(wakes.next(within: 5))
         #expect(opened < need, "opening took longer than the test allows")
-        let sleepsAtOpen = try #require(captureThreadSleeps(), "no thread named \(SensorCapture.threadName)")
+        let sleepsAtOpen = try #require(captureThreadSleeps(wakes), "the thread that woke the loop is not \(SensorCapture.threadName)")
         _ = capture.events()
 
         // Samples before the need queue without waking the loop, and without waking the capture
         // thread for each one either (the replay keeps them): about 60 of them, a few sleeps.
         let first = try #require(wakes.next(within: 5))
         #expect(first >= need, "woke the loop \((need - first) / 1_000_000) ms before it needed samples")
-        let sleepsAtNeed = try #require(captureThreadSleeps())
+        let sleepsAtNeed = try #require(captureThreadSleeps(wakes))
         let batch = capture.events().events.compactMap { if case .sample(let s) = $0 { s } else { nil } }
         #expect(batch.filter { $0.t < need }.count >= 40, "\(batch.count) samples in the batch")
         #expect(batch.contains { $0.t >= need }, "the fresh sample that woke the loop is missing")
@@ -114,7 +125,7 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
         // Without a new word from the loop, the forecast need comes next.
         let second = try #require(wakes.next(within: 5))
         #expect(second >= need + 100_000_000)
-        #expect(try #require(captureThreadSleeps()) - sleepsAtNeed <= 10)
+        #expect(try #require(captureThreadSleeps(wakes)) - sleepsAtNeed <= 10)
     }
 
     @Test func aSoonerNeedWakesASleepingCapture() throws {

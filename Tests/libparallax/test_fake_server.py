@@ -112,6 +112,10 @@ HOSTILE = [
     b'{"type":"offset","seq":9028,"t":1,"x":0.5,"y":0.5,"vy":null}',
     b'{"type":"offset","seq":9029,"t":1.5,"x":0.5,"y":0.5}',
     b'{"type":"offset","seq":9030,"t":99999999999999999999,"x":0.5,"y":0.5}',
+    # A key the client reads, twice: ambiguous, so not protocol (whichever value is valid).
+    b'{"type":"offset","seq":9031,"t":1,"x":0.9,"y":0.5,"x":0.5}',
+    b'{"type":"offset","seq":9032,"t":1,"seq":0.5,"x":0.5,"y":0.5}',
+    b'{"type":"offset","seq":9033,"t":1,"x":0.5,"y":0.5,"type":"state"}',
     b'\r',
     b'',
 ]

@@ -261,6 +261,28 @@ def skinematics_data():
     return None
 
 
+def require_skinematics_data():
+    """The recordings' folder; a missing one fails the test (scripts/test.sh installs it, so a test
+    that skipped here would pass without comparing anything)."""
+    import pytest
+    data = skinematics_data()
+    if data is None:
+        pytest.fail('scikit-kinematics 0.10.4 data not found: set SKINEMATICS_DATA or run scripts/test.sh '
+                    '(it installs them into .build-oracles/)', pytrace=False)
+    return data
+
+
+def require_module(name):
+    """Imports an oracle package; a missing one fails the test (scripts/test.sh installs it)."""
+    import importlib
+    import pytest
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        pytest.fail('oracle package %s is missing (%s): run scripts/test.sh, which installs it into '
+                    '.build-oracles/, or put it on PYTHONPATH' % (name, error), pytrace=False)
+
+
 def xio_rows(data):
     """data_xio/00033_CalInertialAndMag.csv (x-io x-IMU, 49 s): gyroscope deg/s, accelerometer g
     (specific force), no time column; the rate is 256 Hz (InertialAndMagneticDataRate = 9 in

@@ -41,7 +41,7 @@ def test_constant_bias_leaves_under_a_tenth_of_a_degree(trace_file):
 def test_bias_stage_agrees_with_imufusions(trace_file):
     """imufusion's Bias (default BiasSettings: 3°/s, 3 s; sample_rate = the trace's) feeding its
     Ahrs: the same pipeline as parallaxd's, so the attitudes agree closely once settled."""
-    imufusion = pytest.importorskip('imufusion')
+    imufusion = oracles.require_module('imufusion')
     rows, _ = biased_rows(seed=6)
     path = trace_file(rows)
     ours = [np.array(line['q']) for line in oracles.simulate(path)]

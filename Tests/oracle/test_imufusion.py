@@ -13,7 +13,7 @@ import pytest
 
 import oracles
 
-imufusion = pytest.importorskip('imufusion')
+imufusion = oracles.require_module('imufusion')
 
 SETTLE_S = 3.0
 MEDIAN_LIMIT_DEG = 0.5
@@ -42,9 +42,7 @@ def test_bundled_recording_matches_imufusion(name):
 def test_other_recording_matches_imufusion(name, trace_file):
     """Two recordings the engine was not tuned on, converted here from scikit-kinematics' data:
     an x-io x-IMU at 256 Hz for 49 s (up to 630°/s, 5 g) and a YEI 3-Space at 110 Hz (800°/s)."""
-    data = oracles.skinematics_data()
-    if data is None:
-        pytest.skip('scikit-kinematics data not found (SKINEMATICS_DATA)')
+    data = oracles.require_skinematics_data()
     rows = {'xio': oracles.xio_rows, 'yei': oracles.yei_rows}[name](data)
     compare(rows, trace_file(rows, name + '.csv'), name)
 
@@ -85,9 +83,7 @@ def test_synthetic_motion_matches_imufusion_and_the_truth(rate_hz, jitter, seed,
 
 def test_bundled_traces_are_the_recordings(tmp_path):
     """examples/traces are scikit-kinematics' recordings, converted (scripts/convert_skinematics.py)."""
-    data = oracles.skinematics_data()
-    if data is None:
-        pytest.skip('scikit-kinematics data not found (SKINEMATICS_DATA)')
+    data = oracles.require_skinematics_data()
     import importlib.util
     spec = importlib.util.spec_from_file_location('convert', '%s/scripts/convert_skinematics.py' % oracles.ROOT)
     convert = importlib.util.module_from_spec(spec)

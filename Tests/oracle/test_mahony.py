@@ -10,7 +10,7 @@ import pytest
 
 import oracles
 
-pytest.importorskip('ahrs')
+oracles.require_module('ahrs')
 
 SETTLE_S = 6.0
 
@@ -31,8 +31,6 @@ def test_bundled_recording_matches_mahony(name):
 
 @pytest.mark.parametrize('name', ['xio', 'yei'])
 def test_other_recording_matches_mahony(name, trace_file):
-    data = oracles.skinematics_data()
-    if data is None:
-        pytest.skip('scikit-kinematics data not found (SKINEMATICS_DATA)')
+    data = oracles.require_skinematics_data()
     rows = {'xio': oracles.xio_rows, 'yei': oracles.yei_rows}[name](data)
     compare(rows, trace_file(rows, name + '.csv'), name)

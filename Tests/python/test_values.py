@@ -72,6 +72,9 @@ def test_malformed_offset_frames_are_rejected(change):
     b'', b'garbage', b'\xff\xfe{}', b'[1, 2]', b'"offset"', b'42', b'null', b'{"x": 1}',
     b'{"type": 5}', b'{"type":"offset","x":NaN}', b'{"type":"offset","x":Infinity}',
     b'[' * 100_000 + b']' * 100_000,
+    b'{"type":"offset","seq":3,"t":10,"x":0.9,"y":0.5,"x":0.5}',
+    b'{"type":"offset","type":"state","sensor":"ok"}',
+    b'{"type":"offset","seq":3,"t":10,"x":0.5,"y":0.5,"future":{"a":1,"a":2}}',
 ])
 def test_lines_that_are_not_messages_decode_to_none(text):
     assert _wire.decode_line(text) is None

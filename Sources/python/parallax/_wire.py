@@ -71,11 +71,21 @@ def _no_constants(name):
     raise ValueError('non-finite constant ' + name)
 
 
+def _no_duplicate_keys(pairs):
+    # json keeps the last of two equal keys; a line with one is ambiguous (which "x" is meant?)
+    # and parallaxd never sends one, so it is not protocol, as in libparallax and the Swift kit.
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise ValueError('duplicate key')
+    return obj
+
+
 def decode_line(line):
     """A server line as a dict with a string "type", or None when it is not one (invalid UTF-8 or
-    JSON, NaN/Infinity, not an object, no type, nesting deeper than the interpreter allows)."""
+    JSON, NaN/Infinity, a duplicated key, not an object, no type, nesting deeper than the
+    interpreter allows)."""
     try:
-        obj = json.loads(line.decode('utf-8'), parse_constant=_no_constants)
+        obj = json.loads(line.decode('utf-8'), parse_constant=_no_constants, object_pairs_hook=_no_duplicate_keys)
     except (ValueError, RecursionError):   # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get('type'), str):
