@@ -92,8 +92,10 @@ def main(argv=None):
         player = plx.TracePlayer(testbed, device, device, args.trace, loop=True).start()
         sway = desktop.Sway(width=640, height=360)
         say('headless sway running as %s (pixman renderer); parallax-wallpaper draws with Mesa\'s software EGL' % desktop.ACCOUNT)
+        # The wallpaper runs as that account, which may not reach the clone (one under /root).
+        scenes = desktop.readable(os.path.join(REPO_ROOT, 'examples', 'scenes'))
         for name in SCENES:
-            scene = os.path.join(REPO_ROOT, 'examples', 'scenes', name + '.conf')
+            scene = os.path.join(scenes, name + '.conf')
             w = desktop.Wallpaper(binaries['parallax-wallpaper'], sway, ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
             try:
                 desktop.wait_until(lambda: 'frame 1 ' in w.output() or w.proc.poll() is not None, 30, 'the first frame of ' + name)

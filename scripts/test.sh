@@ -31,17 +31,17 @@ if ! PYTHONPATH="$ORACLES" /usr/bin/python3 -c 'import imufusion, ahrs' 2>/dev/n
 fi
 
 echo "== motion oracles (parallaxctl simulate against imufusion, ahrs and the iOS model)"
-PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl" PYTHONPATH="$ORACLES" /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/oracle
+PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl" PYTHONPATH="$ORACLES" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/oracle
 
 echo "== integration tests (real parallaxd under umockdev)"
 export PARALLAXD="$PARALLAX_ROOT/.build/debug/parallaxd" PARALLAXCTL="$PARALLAX_ROOT/.build/debug/parallaxctl"
-/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/integration
+/usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/integration
 
 echo "== libparallax (C client: staged install, hostile fake server under valgrind, the real daemon, examples)"
-/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/libparallax
+/usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/libparallax
 
 echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pip and make install)"
-/usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/python
+/usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/python
 
 echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots)"
-PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -p no:cacheprovider Tests/wallpaper
+PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/wallpaper

@@ -46,6 +46,18 @@ bool pxi_read_string(struct pxi_cursor *c, char *out, size_t cap, bool *cut)
             return true;
         }
         if (ch < 0x20) return false; /* raw control characters are invalid JSON */
+        /* DEL and the C1 controls (U+0080–U+009F, UTF-8 C2 80–C2 9F) are valid JSON unescaped, but
+         * text handed to a log or terminal carries no controls (U+009B starts an escape sequence
+         * in some terminals): they become '?' like escaped ones. */
+        if (ch == 0x7f) {
+            put(out, cap, &len, cut, '?');
+            continue;
+        }
+        if (ch == 0xc2 && c->p < c->end && (unsigned char)*c->p >= 0x80 && (unsigned char)*c->p <= 0x9f) {
+            c->p++;
+            put(out, cap, &len, cut, '?');
+            continue;
+        }
         if (ch != '\\') {
             put(out, cap, &len, cut, (char)ch);
             continue;

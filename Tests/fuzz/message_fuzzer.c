@@ -42,7 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (m.has & PXI_HAS_VY) check(isfinite(m.vy), "vy is not finite");
         check(memchr(m.code, '\0', sizeof m.code) != NULL, "code is not terminated");
         check(memchr(m.message, '\0', sizeof m.message) != NULL, "message is not terminated");
-        for (const char *p = m.message; *p; p++) check((unsigned char)*p >= 0x20 && *p != 0x7f, "a control character in message");
+        for (const unsigned char *p = (const unsigned char *)m.message; *p; p++) {
+            check(*p >= 0x20 && *p != 0x7f, "a control character in message");
+            check(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f), "a C1 control character in message");
+        }
     }
     free(line);
     return 0;

@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+import accounts
 import plx
 from helpers import test_failed
 
@@ -62,7 +63,7 @@ def run_as_nobody(socket_path, *commands, groups=(), check_close=False):
     args += ['--groups=' + ','.join(str(g) for g in groups)] if groups else ['--clear-groups']
     flags = ['--check-close'] if check_close else []
     out = subprocess.run(args + [sys.executable, '-c', CLIENT, socket_path] + flags + [json.dumps(c) for c in commands],
-                         capture_output=True, text=True, timeout=20)
+                         cwd=accounts.NEUTRAL_CWD, capture_output=True, text=True, timeout=20)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
 

@@ -11,6 +11,7 @@ import threading
 
 import pytest
 
+import accounts
 import plx
 from helpers import describe
 
@@ -379,9 +380,10 @@ def test_calibrate_needs_a_controller(start_daemon, workdir, testbed, parallaxd_
     os.chmod(conf, 0o644)
     env = dict(os.environ)
     env.update(testbed.env())
-    out = subprocess.run([setpriv, '--reuid=nobody', '--regid=nogroup', '--clear-groups', parallaxd_bin, '--calibrate',
+    # nobody runs a shared copy of the binary: the clone may be in a folder it cannot enter.
+    out = subprocess.run([setpriv, '--reuid=nobody', '--regid=nogroup', '--clear-groups', accounts.shared_copy(parallaxd_bin), '--calibrate',
                           '--seconds', SECONDS, '--config', conf, '--socket', daemon.socket_path],
-                         env=env, capture_output=True, text=True, timeout=60)
+                         env=env, cwd=accounts.NEUTRAL_CWD, capture_output=True, text=True, timeout=60)
     assert out.returncode == 77, out.stdout + out.stderr
     assert 'refused' in out.stderr and 'directly' not in out.stderr, out.stderr
     assert not os.path.exists(cal)
@@ -401,9 +403,10 @@ def test_unwritable_calibration_directory_is_named_before_measuring(parallaxd_bi
     os.chmod(conf, 0o644)
     env = dict(os.environ)
     env.update(testbed.env())
-    out = subprocess.run([setpriv, '--reuid=nobody', '--regid=nogroup', '--clear-groups', parallaxd_bin, '--calibrate',
+    # nobody runs a shared copy of the binary: the clone may be in a folder it cannot enter.
+    out = subprocess.run([setpriv, '--reuid=nobody', '--regid=nogroup', '--clear-groups', accounts.shared_copy(parallaxd_bin), '--calibrate',
                           '--seconds', '5', '--config', conf, '--socket', os.path.join(workdir, 'none.sock')],
-                         env=env, capture_output=True, text=True, timeout=60)
+                         env=env, cwd=accounts.NEUTRAL_CWD, capture_output=True, text=True, timeout=60)
     assert out.returncode == 73, out.stdout + out.stderr
     assert 'Permission denied' in out.stderr and 'calibrating:' not in out.stderr, out.stderr
 

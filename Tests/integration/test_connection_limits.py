@@ -14,6 +14,7 @@ import time
 
 import pytest
 
+import accounts
 import plx
 from helpers import describe, rocking_trace
 
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason='needs root to run cli
 
 NOBODY = 65534
 OTHER_USER = 1                      # `daemon`: an unprivileged account every Debian system has
+# Run as other accounts, which may not reach the clone (one under /root): they run a shared copy.
 FLOOD = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'flood_client.py')
 # A subscriber at this rate must get most of its frames while the flood runs (the generous
 # margin is for the 2-core test machine running daemon, flooder and clients at once; latency
@@ -67,9 +69,9 @@ class Flood:
 
     def __init__(self, socket_path, mode, count, seconds, groups=(), extra=()):
         os.chmod(os.path.dirname(socket_path), 0o755)   # let other users reach the socket
-        self.proc = subprocess.Popen(as_user(NOBODY, groups) + [sys.executable, FLOOD, 'flood', socket_path, mode,
-                                     str(count), str(seconds), '--rate', str(FLOOD_RATE)] + list(extra),
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(as_user(NOBODY, groups) + [sys.executable, accounts.shared_copy(FLOOD), 'flood', socket_path,
+                                     mode, str(count), str(seconds), '--rate', str(FLOOD_RATE)] + list(extra),
+                                     cwd=accounts.NEUTRAL_CWD, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline()
         assert line.strip() == 'ready', 'flooder did not start: %s %s' % (line, self.proc.stderr.read())
 
@@ -85,8 +87,8 @@ class Flood:
 
 
 def other_user_subscribes(socket_path, group, seconds=1.5):
-    out = subprocess.run(as_user(OTHER_USER, [group]) + [sys.executable, FLOOD, 'subscriber', socket_path,
-                         str(seconds), str(RATE)], capture_output=True, text=True, timeout=30)
+    out = subprocess.run(as_user(OTHER_USER, [group]) + [sys.executable, accounts.shared_copy(FLOOD), 'subscriber', socket_path,
+                         str(seconds), str(RATE)], cwd=accounts.NEUTRAL_CWD, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result['reply'].get('type') == 'subscribed', 'uid %d could not subscribe: %r' % (OTHER_USER, result)

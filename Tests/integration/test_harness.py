@@ -7,10 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
 
+import accounts
 import plx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -323,3 +325,34 @@ def test_client_flags_nan_on_the_wire(workdir, testbed):
         assert any('non-finite' in v for v in c.violations)
     finally:
         d.stop()
+
+
+def test_shared_copies_reach_an_account_that_cannot_enter_the_clone():
+    """What tests run as `nobody` comes from accounts.shared_copy: from a 0700 folder (a clone
+    under /root) nobody can run neither the original script nor a module beside it; the copies
+    it can (and an executable stays executable)."""
+    if os.geteuid() != 0:
+        pytest.skip('needs root to run a program as nobody')
+    private = tempfile.mkdtemp(prefix='plx-private-', dir='/tmp')
+    try:
+        os.chmod(private, 0o700)
+        script = os.path.join(private, 'hello.py')
+        with open(script, 'w') as f:
+            f.write('#!/usr/bin/python3\nimport sys\nsys.path.insert(0, sys.argv[1])\nimport greeting\nprint(greeting.WORD)\n')
+        os.chmod(script, 0o755)
+        package = os.path.join(private, 'lib')
+        os.mkdir(package, 0o700)
+        with open(os.path.join(package, 'greeting.py'), 'w') as f:
+            f.write('WORD = "hello"\n')
+        os.chmod(os.path.join(package, 'greeting.py'), 0o600)
+        as_nobody = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups']
+
+        def run(program, lib):
+            return subprocess.run(as_nobody + [program, lib], cwd=accounts.NEUTRAL_CWD,
+                                  capture_output=True, text=True, timeout=30)
+        assert run(script, package).returncode != 0, 'nobody ran a script in a 0700 folder: the test proves nothing'
+        out = run(accounts.shared_copy(script), accounts.shared_copy(package))
+        assert out.returncode == 0 and out.stdout == 'hello\n', out.stderr
+        assert accounts.shared_copy(script) == accounts.shared_copy(script), 'copied again though unchanged'
+    finally:
+        shutil.rmtree(private, ignore_errors=True)

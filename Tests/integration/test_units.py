@@ -15,6 +15,7 @@ import subprocess
 
 import pytest
 
+import accounts
 import plx
 
 SYSTEMD_DIR = os.path.join(plx.REPO_ROOT, 'systemd')
@@ -251,7 +252,7 @@ def test_unprivileged_daemon_raises_sampling_frequency(parallaxd_bin, workdir, t
     old = os.umask(0)  # the notify socket the harness binds must be writable for nobody
     try:
         d = plx.Daemon(workdir, testbed, binary=setpriv,
-                       args=['--reuid=%d' % nobody, '--regid=%d' % nogroup, '--clear-groups', parallaxd_bin,
+                       args=['--reuid=%d' % nobody, '--regid=%d' % nogroup, '--clear-groups', accounts.shared_copy(parallaxd_bin),
                              '--socket', os.path.join(sockdir, 's.sock'), '--config', '/dev/null',
                              '--source', 'auto', '--log-level', 'debug'],
                        socket_path=os.path.join(sockdir, 's.sock'))

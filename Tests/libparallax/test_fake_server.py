@@ -150,6 +150,11 @@ def test_hostile_lines_are_ignored(fake_daemons, probes, socket_path):
     # A hostile error line after subscribing is reported, not taken as a refusal.
     assert not [e for e in probe.events if e.get('event') == 'dispatch' and e['ret'] < 0]
     assert any('not an answer to anything' in e['message'] for e in probe.logs())
+    # Controls that JSON allows unescaped (DEL, C1 such as U+009B, a terminal's CSI) reach no log.
+    conn.send(b'{"type":"error","code":"bad_request","message":"del\x7f csi\xc2\x9b[2J end"}\n')
+    conn.line(offset_line(4, 0.5, -0.75))
+    offset_event(probe, 4)
+    assert any('del? csi?[2J end' in e['message'] for e in probe.logs()), probe.logs()
 
 
 def padded_offset(seq, x, length):

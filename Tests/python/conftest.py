@@ -11,6 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO_ROOT, 'Sources', 'python'))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO_ROOT, 'Tests', 'integration'))   # accounts: files other accounts can read
 
 
 @pytest.fixture

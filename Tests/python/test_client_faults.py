@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+import accounts
 import parallax
 from hostile_server import HostileServer, line, offset_line
 from pump import pump_until
@@ -176,16 +177,21 @@ def test_a_server_that_never_answers_is_dropped_after_the_handshake_timeout(sock
 
 def test_a_socket_the_user_may_not_open_is_access_denied(sock_path):
     """The socket's file permissions refuse the connection (EACCES): the same AccessDenied.
-    Root ignores file permissions, so the client runs as nobody in a child process."""
+    Root ignores file permissions, so there the client runs as nobody in a child process; a
+    normal user runs it as itself against a socket its owner may not write."""
     server = HostileServer(sock_path)
-    os.chmod(sock_path, 0o600)
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'Sources', 'python')
+    as_root = os.geteuid() == 0
+    os.chmod(sock_path, 0o600 if as_root else 0o400)
+    account = {'user': 65534, 'group': 65534} if as_root else {}
+    # nobody imports a shared copy of the module: the clone may be in a folder it cannot enter.
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    src = os.path.dirname(accounts.shared_copy(os.path.join(repo, 'Sources', 'python', 'parallax')))
     script = ('import parallax, sys\n'
               'c = parallax.Client(sys.argv[1])\n'
               'try:\n    c.dispatch()\nexcept parallax.AccessDenied as e:\n'
               '    print("denied:", e, round(c.timeout()), c.fileno())\n')
     out = subprocess.run([sys.executable, '-c', script, sock_path], env={'PYTHONPATH': src},
-                         user=65534, group=65534, capture_output=True, text=True, timeout=30)
+                         cwd=accounts.NEUTRAL_CWD, **account, capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith('denied:') and 'Permission denied' in out.stdout and out.stdout.endswith(' 60 -1\n'), out.stdout
     assert server.wait_connection(0, timeout=0) is None

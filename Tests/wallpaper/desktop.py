@@ -15,10 +15,12 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+sys.path.insert(0, os.path.join(ROOT, 'Tests', 'integration'))
+import accounts  # noqa: E402  (copies of repository files the account can read)
 import pngkit  # noqa: E402
 
-ACCOUNT = os.environ.get('PLX_WALLPAPER_ACCOUNT', 'nobody')
-GROUP = 'nogroup'
+ACCOUNT = os.environ.get('PLX_WALLPAPER_ACCOUNT', accounts.ACCOUNT)
+GROUP = accounts.GROUP
 
 
 def account_ids():
@@ -27,10 +29,18 @@ def account_ids():
 
 
 def as_account(argv):
-    """The command line that runs argv as the unprivileged account (when we are root)."""
+    """The command line that runs argv as the unprivileged account (when we are root). Start it
+    with cwd=accounts.NEUTRAL_CWD, and give it repository files through readable() (the clone
+    may be in a folder the account cannot enter)."""
     if os.getuid() != 0:
         return list(argv)
     return ['setpriv', '--reuid=' + ACCOUNT, '--regid=' + GROUP, '--clear-groups'] + list(argv)
+
+
+def readable(path):
+    """path as the account can read it: a shared copy when we are root (accounts.shared_copy),
+    else path itself (the account is then ourselves)."""
+    return accounts.shared_copy(path) if os.getuid() == 0 else path
 
 
 def wait_until(predicate, timeout, what, interval=0.05):
@@ -87,7 +97,7 @@ class Sway:
         }
         self.log_path = os.path.join(self.home, 'sway.log')
         self.log = open(self.log_path, 'w')
-        self.proc = subprocess.Popen(as_account(['sway', '-c', config]), env=self.env,
+        self.proc = subprocess.Popen(as_account(['sway', '-c', config]), env=self.env, cwd=accounts.NEUTRAL_CWD,
                                      stdout=self.log, stderr=subprocess.STDOUT)
         socket_path = os.path.join(self.runtime, 'wayland-1')
         wait_until(lambda: os.path.exists(socket_path) or self.proc.poll() is not None, 20, 'sway to listen')
@@ -99,13 +109,13 @@ class Sway:
     def screenshot(self, output=None):
         path = os.path.join(self.home, 'shot.png')
         argv = ['grim'] + (['-o', output] if output else []) + [path]
-        subprocess.run(as_account(argv), env=self.client_env, check=True, timeout=20)
+        subprocess.run(as_account(argv), env=self.client_env, cwd=accounts.NEUTRAL_CWD, check=True, timeout=20)
         return pngkit.read(path)
 
     def announced_transforms(self):
         """The wl_output transforms (degrees, in the order of the outputs) the compositor announces
         to clients, read from a Wayland protocol trace of grim: independent of the wallpaper."""
-        result = subprocess.run(as_account(['grim', os.path.join(self.home, 'probe.png')]),
+        result = subprocess.run(as_account(['grim', os.path.join(self.home, 'probe.png')]), cwd=accounts.NEUTRAL_CWD,
                                 env=dict(self.client_env, WAYLAND_DEBUG='1'), capture_output=True, text=True, timeout=20)
         found = re.findall(r'wl_output@\d+\.geometry\((?:[^,]*,){7} *(\d+)\)', result.stderr)
         return [(int(v) & 3) * 90 for v in found]
@@ -132,7 +142,7 @@ class Wallpaper:
         self.log = open(self.log_path, 'w')
         full_env = dict(sway.client_env)
         full_env.update(env or {})
-        self.proc = subprocess.Popen(as_account([binary] + list(args)), env=full_env,
+        self.proc = subprocess.Popen(as_account([readable(binary)] + list(args)), env=full_env, cwd=accounts.NEUTRAL_CWD,
                                      stdout=self.log, stderr=subprocess.STDOUT)
 
     def output(self):

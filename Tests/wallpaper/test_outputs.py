@@ -37,7 +37,7 @@ def test_a_transform_changed_at_run_time_resubscribes_with_the_new_rotation(wall
     assert daemon.subscriptions == [(60, 0)]
     socket_path = glob.glob(os.path.join(sway.runtime, 'sway-ipc.*.sock'))[0]
     env = dict(sway.client_env, SWAYSOCK=socket_path)
-    subprocess.run(as_account(['swaymsg', 'output', 'HEADLESS-1', 'transform', '270']), env=env, check=True,
+    subprocess.run(as_account(['swaymsg', 'output', 'HEADLESS-1', 'transform', '270']), env=env, cwd='/', check=True,
                    capture_output=True, timeout=20)
     wait_until(lambda: sway.announced_transforms()[0] != 0, 20, 'the new transform')
     rotation = sway.announced_transforms()[0]
@@ -59,7 +59,7 @@ def test_an_output_plugged_in_later_gets_its_own_surface_and_subscription(wallpa
     assert daemon.subscribed_count() == 1
     socket_path = glob.glob(os.path.join(sway.runtime, 'sway-ipc.*.sock'))[0]
     env = dict(sway.client_env, SWAYSOCK=socket_path)
-    subprocess.run(as_account(['swaymsg', 'create_output']), env=env, check=True, capture_output=True, timeout=20)
+    subprocess.run(as_account(['swaymsg', 'create_output']), env=env, cwd='/', check=True, capture_output=True, timeout=20)
     wait_until(lambda: daemon.subscribed_count() == 2, 20, 'a second subscription for the new output')
     daemon.send_offset(-0.5, 0)
 

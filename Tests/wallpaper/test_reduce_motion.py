@@ -7,7 +7,8 @@ import subprocess
 
 import pytest
 
-from desktop import as_account, wait_until
+import accounts
+from desktop import as_account, readable, wait_until
 from frames import frames
 from scenes import RED, image, scene
 from test_flat import HEIGHT, WIDTH, wait_for_box
@@ -31,10 +32,11 @@ class SessionBus:
         env = dict(sway.client_env)
         self.bus = subprocess.Popen(as_account(['dbus-daemon', '--session', '--nofork', '--nopidfile',
                                                 '--address=' + self.address, '--print-address']),
-                                    env=env, stdout=subprocess.PIPE, text=True)
+                                    env=env, cwd=accounts.NEUTRAL_CWD, stdout=subprocess.PIPE, text=True)
         self.bus.stdout.readline()      # the address: the bus is listening
         env['DBUS_SESSION_BUS_ADDRESS'] = self.address
-        self.portal = subprocess.Popen(as_account(['/usr/bin/python3', os.path.join(HERE, 'fake_portal.py'), str(initial)]),
+        portal = readable(os.path.join(HERE, 'fake_portal.py'))
+        self.portal = subprocess.Popen(as_account(['/usr/bin/python3', portal, str(initial)]), cwd=accounts.NEUTRAL_CWD,
                                        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert self.portal.stdout.readline().strip() == 'ready'
 

@@ -19,6 +19,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(REPO, 'Tests', 'integration'))
+import accounts  # noqa: E402  (a copy of the flooder that nobody can read)
 import helpers  # noqa: E402  (rocking_trace)
 
 FLOOD = os.path.join(REPO, 'Tests', 'integration', 'flood_client.py')
@@ -72,8 +73,9 @@ def run(binary, seconds, mode):
         c0 = cpu_seconds(daemon.pid)
         quiet = latencies(sock, seconds)
         quiet_cpu = (cpu_seconds(daemon.pid) - c0) / seconds
-        flood = subprocess.Popen(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', sys.executable, FLOOD,
-                                  'flood', sock, mode, '200', str(seconds + 2)], stdout=subprocess.PIPE, text=True)
+        flood = subprocess.Popen(['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', sys.executable,
+                                  accounts.shared_copy(FLOOD), 'flood', sock, mode, '200', str(seconds + 2)],
+                                 cwd=accounts.NEUTRAL_CWD, stdout=subprocess.PIPE, text=True)
         flood.stdout.readline()                    # "ready"
         c0 = cpu_seconds(daemon.pid)
         flooded = latencies(sock, seconds)
