@@ -69,10 +69,13 @@ public final class ReplayDriver: SensorDriver {
             // The first pass starts when the file is opened (peek runs from init), so samples
             // fall due while the capture thread sleeps, as a kernel buffer fills. A later pass
             // starts one nominal sample (10 ms) after the previous pass's last one.
-            wallOrigin = passes == 0 ? MonotonicClock.now() : lastDue + Int64(10_000_000 / speed)
-            stampOrigin = passes == 0 ? wallOrigin : lastOutputTime + 10_000_000
+            wallOrigin = passes == 0 ? MonotonicClock.now() : lastDue.saturatingAdding(Int64(saturating: 10_000_000 / speed))
+            stampOrigin = passes == 0 ? wallOrigin : lastOutputTime.saturatingAdding(10_000_000)
         }
-        let due = wallOrigin + Int64(Double(sample.t - firstTraceTime!) / speed)
+        // A trace's stamps may be any Int64 (in order): spans saturate; one beyond ~292 years is
+        // never due, which is what it means.
+        let span = sample.t.saturatingSubtracting(firstTraceTime!)
+        let due = wallOrigin.saturatingAdding(Int64(saturating: Double(span) / speed))
         pendingDue = due
         return (sample, due)
     }
@@ -81,7 +84,8 @@ public final class ReplayDriver: SensorDriver {
         pending = nil
         pendingDue = nil
         var out = sample
-        out.t = max(stampOrigin + (sample.t - firstTraceTime!), lastOutputTime + 1)
+        out.t = max(stampOrigin.saturatingAdding(sample.t.saturatingSubtracting(firstTraceTime!)),
+                    lastOutputTime.saturatingAdding(1))
         lastOutputTime = out.t
         if lastDue > 0, due > lastDue {
             let spacing = Double(due - lastDue)
@@ -115,8 +119,8 @@ extension ReplayDriver: QueuedSampleSource {
         // The recorded spacing, extended from the last sample: exact for a steady recording.
         guard lastDue > 0, duePeriod > 0, time > lastDue else { return time }
         // Rounded up: waking a nanosecond early would cost a second wake-up for the sample.
-        let steps = (Double(time - lastDue) / duePeriod).rounded(.up)
-        return lastDue + Int64((steps * duePeriod).rounded(.up))
+        let steps = (Double(time.saturatingSubtracting(lastDue)) / duePeriod).rounded(.up)
+        return lastDue.saturatingAdding(Int64(saturating: (steps * duePeriod).rounded(.up)))
     }
 
     public func takeQueued() throws(SensorError) -> Sample? {

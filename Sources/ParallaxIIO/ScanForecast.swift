@@ -40,8 +40,10 @@ struct ScanForecast {
     /// while it was there, so a steady device costs one wake-up per frame and little latency.
     mutating func expectedArrival(ofSampleAt time: Int64, newest: Int64) -> Int64 {
         guard newest > 0, scanPeriod > 0 else { return time }
-        let steps = max(1, (time - newest + scanPeriod - 1) / scanPeriod)
-        let arrival = newest + steps * scanPeriod + margin
+        // Any time may be asked (up to .max): the arithmetic saturates.
+        let ahead = time.saturatingSubtracting(newest).saturatingAdding(scanPeriod - 1)
+        let steps = max(1, ahead / scanPeriod)
+        let arrival = newest.saturatingAdding(steps.saturatingMultiplied(by: scanPeriod)).saturatingAdding(margin)
         promised = (time, arrival)
         return arrival
     }
