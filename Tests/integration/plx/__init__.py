@@ -21,8 +21,8 @@ import subprocess
 import threading
 import time
 
-# Repository root: Tests/integration/plx.py → two levels up.
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Repository root: Tests/integration/plx/__init__.py → three levels up.
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TRACES_DIR = os.path.join(REPO_ROOT, 'examples', 'traces')
 
 # Standard gravity (m/s²); the device-frame accelerometer at rest has this magnitude.
