@@ -1,4 +1,4 @@
-"""Assertions shared by the integration tests (the harness itself is plx.py)."""
+"""Assertions shared by the integration tests (the harness itself is the plx package)."""
 import os
 
 import plx

@@ -1,4 +1,4 @@
-"""Self-tests of the harness (plx.py), the bundled traces and the trace converter. They need no
+"""Self-tests of the harness (the plx package), the bundled traces and the trace converter. They need no
 parallaxd binary: they prove that what the other tests feed the daemon is what they claim."""
 import ctypes.util
 import importlib.util

@@ -1,7 +1,7 @@
 """Fixtures for the libparallax tests: the library staged once per session with
 `make install-libparallax DESTDIR=…`, test programs built from it with pkg-config only, a private
 directory per test, fake servers and probes that are cleaned up, and the real daemon through the
-integration harness (Tests/integration/plx.py).
+integration harness (Tests/integration/plx/).
 
 Run: /usr/bin/python3 -m pytest Tests/libparallax     (PARALLAXD=… for the tests with the daemon)
 """

@@ -1,5 +1,5 @@
 """libparallax against the real parallaxd ($PARALLAXD, else .build/debug/parallaxd) on an emulated
-bmi160 (umockdev, Tests/integration/plx.py): the probe reads offsets, follows the daemon across a
+bmi160 (umockdev, Tests/integration/plx/): the probe reads offsets, follows the daemon across a
 restart with the same rate and rotation, and the velocity it reads agrees in sign with the way x
 moves."""
 import os

@@ -5,7 +5,7 @@ first frame of a motion that starts at rest reaches a subscriber.
 
   scripts/bench/power-at-rest.py [--daemon PARALLAXD] [--label NAME] [--seconds S] [--trials N]
 
-The device: an emulated buffered BMI160 under umockdev (Tests/integration/plx.py), 200 Hz at
+The device: an emulated buffered BMI160 under umockdev (Tests/integration/plx/), 200 Hz at
 full rate, offering a BMI160's rates; its feeder follows what the daemon sets (sampling_frequency,
 buffer/watermark) and adds ±3 LSB of noise to every channel, as a sensor lying still. Needs the
 umockdev preload and python3-gi (scripts/setup.sh installs them).
