@@ -40,5 +40,20 @@ if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null || { echo "setup: no Swift toolchain (swift) found" >&2; exit 1; }
 
+# Some machines send github.com to a local package mirror owned by root (the system git config's
+# url.<mirror>.insteadOf); git then refuses those repositories to any other user ("dubious
+# ownership") and SwiftPM cannot fetch. Trust them for the git calls of this run only, through
+# git's environment config: the user's own git config is not touched.
+if [ "$(id -u)" != 0 ] && command -v git >/dev/null; then
+  while read -r key _; do
+    mirror="${key#url.}"; mirror="${mirror%.insteadof}"
+    if [ -d "$mirror" ] && [ "$(stat -c %u "$mirror")" != "$(id -u)" ]; then
+      n="${GIT_CONFIG_COUNT:-0}"
+      export "GIT_CONFIG_KEY_$n=safe.directory" "GIT_CONFIG_VALUE_$n=*" "GIT_CONFIG_COUNT=$((n + 1))"
+      break
+    fi
+  done < <(git config --system --get-regexp '^url\..*\.insteadof$' 2>/dev/null || true)
+fi
+
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PARALLAX_ROOT="$ROOT"
