@@ -40,20 +40,28 @@ if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
 fi
 command -v swift >/dev/null || { echo "setup: no Swift toolchain (swift) found" >&2; exit 1; }
 
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PARALLAX_ROOT="$ROOT"
+
 # Some machines send github.com to a local package mirror owned by root (the system git config's
 # url.<mirror>.insteadOf); git then refuses those repositories to any other user ("dubious
-# ownership") and SwiftPM cannot fetch. Trust them for the git calls of this run only, through
-# git's environment config: the user's own git config is not touched.
+# ownership", and git 2.39 honours safe.directory only in system or global config), so SwiftPM
+# cannot fetch. This run's git calls get a global config of their own (GIT_CONFIG_GLOBAL, in the
+# ignored .build-git/) that includes the user's and trusts repositories: the user's files are not
+# touched.
 if [ "$(id -u)" != 0 ] && command -v git >/dev/null; then
   while read -r key _; do
     mirror="${key#url.}"; mirror="${mirror%.insteadof}"
     if [ -d "$mirror" ] && [ "$(stat -c %u "$mirror")" != "$(id -u)" ]; then
-      n="${GIT_CONFIG_COUNT:-0}"
-      export "GIT_CONFIG_KEY_$n=safe.directory" "GIT_CONFIG_VALUE_$n=*" "GIT_CONFIG_COUNT=$((n + 1))"
+      mkdir -p "$ROOT/.build-git"
+      {
+        for own in "${GIT_CONFIG_GLOBAL:-}" "$HOME/.gitconfig" "${XDG_CONFIG_HOME:-$HOME/.config}/git/config"; do
+          [ -n "$own" ] && [ -f "$own" ] && [ "$own" != "$ROOT/.build-git/gitconfig" ] && printf '[include]\n\tpath = %s\n' "$own"
+        done
+        printf '[safe]\n\tdirectory = *\n'
+      } > "$ROOT/.build-git/gitconfig"
+      export GIT_CONFIG_GLOBAL="$ROOT/.build-git/gitconfig"
       break
     fi
   done < <(git config --system --get-regexp '^url\..*\.insteadof$' 2>/dev/null || true)
 fi
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-export PARALLAX_ROOT="$ROOT"
