@@ -150,3 +150,18 @@ def sleeps_under_typical_load(daemon, comms, seconds=2.0, moving=True):
     for c in comms:
         assert before[c] is not None and after[c] is not None, 'no daemon thread named %r' % c
     return {c: (after[c] - before[c]) / elapsed for c in comms}
+
+
+def build_preload(workdir, name, source):
+    """Compiles `source` (C, an LD_PRELOAD shim standing in for a slow disk or directory server)
+    into workdir/NAME.so and returns its path."""
+    import shutil
+    import subprocess
+    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
+    assert cc is not None, 'no C compiler for the %s preload (install gcc)' % name
+    src = os.path.join(workdir, name + '.c')
+    lib = os.path.join(workdir, name + '.so')
+    with open(src, 'w') as f:
+        f.write(source)
+    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
+    return lib

@@ -4,7 +4,6 @@ without a supplementary group, against the real daemon."""
 import grp
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import pytest
 
 import accounts
 import plx
-from helpers import test_failed
+from helpers import build_preload, test_failed
 
 NOBODY = 65534
 
@@ -208,14 +207,7 @@ def test_a_group_with_many_members_still_grants_access(workdir, daemon_with_grou
 
 @pytest.fixture
 def slow_nss_preload(workdir):
-    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
-    assert cc is not None, 'no C compiler for the slow-NSS preload (install gcc)'
-    src = os.path.join(workdir, 'slownss.c')
-    lib = os.path.join(workdir, 'slownss.so')
-    with open(src, 'w') as f:
-        f.write(SLOW_NSS_PRELOAD)
-    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
-    return lib
+    return build_preload(workdir, 'slownss', SLOW_NSS_PRELOAD)
 
 
 def test_a_slow_group_lookup_does_not_stop_the_daemon(workdir, testbed, daemon_with_groups, slow_nss_preload):

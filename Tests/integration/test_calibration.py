@@ -13,7 +13,7 @@ import pytest
 
 import accounts
 import plx
-from helpers import describe
+from helpers import build_preload, describe
 
 # Measuring time for these tests (s): 100 samples at the daemon's 100 Hz poll rate.
 SECONDS = '1'
@@ -228,15 +228,7 @@ int rename(const char *from, const char *to) {
 
 @pytest.fixture
 def crash_preload(workdir):
-    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
-    if cc is None:
-        pytest.skip('no C compiler for the crash-injection preload')
-    src = os.path.join(workdir, 'crash.c')
-    lib = os.path.join(workdir, 'crash.so')
-    with open(src, 'w') as f:
-        f.write(CRASH_PRELOAD)
-    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
-    return lib
+    return build_preload(workdir, 'crash', CRASH_PRELOAD)
 
 
 @pytest.mark.parametrize('at', ['write', 'rename'])
@@ -440,14 +432,7 @@ int fsync(int fd) {
 
 @pytest.fixture
 def slow_fsync_preload(workdir):
-    cc = shutil.which('cc') or shutil.which('gcc') or shutil.which('clang')
-    assert cc is not None, 'no C compiler for the slow-fsync preload (install gcc)'
-    src = os.path.join(workdir, 'slowfsync.c')
-    lib = os.path.join(workdir, 'slowfsync.so')
-    with open(src, 'w') as f:
-        f.write(SLOW_FSYNC_PRELOAD)
-    subprocess.run([cc, '-shared', '-fPIC', '-O1', '-o', lib, src, '-ldl'], check=True, timeout=60)
-    return lib
+    return build_preload(workdir, 'slowfsync', SLOW_FSYNC_PRELOAD)
 
 
 def test_the_daemon_serves_while_the_calibration_is_written(start_daemon, workdir, testbed, slow_fsync_preload):
