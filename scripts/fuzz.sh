@@ -33,7 +33,7 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ParallaxProtoc
 # directory, every Swift target instrumented), then the harness links against their objects and
 # reaches the daemon's internal types through @testable import (-enable-testing). Optimized: a
 # debug build ran about a tenth as many inputs per second under ASan.
-swift build --scratch-path "$SPM" -c release --sanitize fuzzer -Xswiftc -sanitize=address -Xswiftc -enable-testing \
+swift build --scratch-path "$SPM" -c release --sanitize fuzzer -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing -Xswiftc -g \
   --target ParallaxDaemon 2>&1 | { grep -E "error|warning:" || true; }
 B="$SPM/x86_64-unknown-linux-gnu/release"
 CSYSTEM="$SPM/checkouts/swift-system/Sources/CSystem/include"
@@ -42,7 +42,7 @@ for module in ParallaxDaemon ParallaxProtocol ParallaxMotion ParallaxIIO Paralla
               SystemPackage Logging CLinux CSystem; do
   objects+=("$B/$module.build"/*.o)
 done
-swiftc -O -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name RouterHubFuzz -I "$B/Modules" \
+swiftc -O -g -sanitize=fuzzer,address -parse-as-library -swift-version 6 -module-name RouterHubFuzz -I "$B/Modules" \
   -Xcc -fmodule-map-file="$ROOT/Sources/CSystemd/module.modulemap" -Xcc -fmodule-map-file="$ROOT/Sources/CIIO/module.modulemap" \
   -Xcc -fmodule-map-file="$ROOT/Sources/CInih/module.modulemap" -Xcc -fmodule-map-file="$B/CLinux.build/module.modulemap" \
   -Xcc -I -Xcc "$ROOT/Sources/CLinux/include" -Xcc -fmodule-map-file="$CSYSTEM/module.modulemap" -Xcc -I -Xcc "$CSYSTEM" \

@@ -13,8 +13,8 @@ swift build
 echo "== swift test (unit tests)"
 swift test
 
-echo "== fuzzing the protocol command parser (libFuzzer, 60 s)"
-./scripts/fuzz.sh 60
+echo "== fuzzing the protocol paths (libFuzzer: command parser, router and hub, libparallax's line parser)"
+FUZZ_COVERAGE=1 ./scripts/fuzz.sh 60
 
 # Test oracles from PyPI (real recordings with reference attitudes); a local folder, never the system.
 ORACLES="$PARALLAX_ROOT/.build-oracles"
