@@ -117,14 +117,16 @@ class HostileServer:
             except OSError:
                 return   # stopped
             conn = Connection(self, sock)
+            # Counted before the hello: once the client has it, all it does next (a subscribe, a
+            # refusal read) must find this connection recorded.
+            with self._cond:
+                self.connections.append(conn)
+                self._cond.notify_all()
             if self.answer:
                 try:
                     conn.send(line(HELLO))
                 except OSError:
                     pass   # the client left at once; it is still counted as a connection
-            with self._cond:
-                self.connections.append(conn)
-                self._cond.notify_all()
 
     def on_command(self, conn, cmd):
         if cmd.get('cmd') != 'subscribe':
