@@ -50,6 +50,8 @@ def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_d
     daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=0.3\n'))
     closing = lambda: daemon.stderr_text().count('closing sensors')
     wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
+    # The capture thread ends after the log line; its switches leave the count when it does.
+    wait_until(lambda: context_switches(daemon.pid, 'plx-capture') is None, 5, 'the capture thread to end')
     before = context_switches(daemon.pid)
     time.sleep(1.5)   # the measurement window itself: nothing may wake the daemon in it
     assert context_switches(daemon.pid) - before == 0, 'an idle daemon woke up'
