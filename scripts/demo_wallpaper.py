@@ -5,7 +5,7 @@ through an emulated IIO device. Each example scene runs for a few seconds while 
 screenshots; the result is an animated PNG and a still contact sheet (rows: home screen, blur card,
 perspective; columns: moments of the recording).
 
-  /usr/bin/python3 scripts/demo_wallpaper.py [--bin-dir .build/debug] [--seconds 4] [--pictures DIR]
+  /usr/bin/python3 scripts/demo_wallpaper.py [--bin-dir .build/debug] [--seconds 4] [--pictures DIR (default .build-demo)]
 
 The daemon runs with [Motion] Sensitivity=3 so the recording's modest tilts read in a small
 picture (the default maps 90° of tilt to full offset, as iOS does). Prints where the pictures are.
@@ -64,7 +64,10 @@ def main(argv=None):
     ap.add_argument('--bin-dir', default=os.path.join(REPO_ROOT, '.build', 'debug'))
     ap.add_argument('--seconds', type=float, default=4.0, help='seconds per scene (default 4)')
     ap.add_argument('--trace', default=os.path.join(REPO_ROOT, 'examples', 'traces', 'ngimu.csv'))
-    ap.add_argument('--pictures', default='/tmp/parallax-wallpaper-demo', help='where to write the pictures')
+    # In the clone (ignored by git): a fixed folder in /tmp belongs to whoever ran the demo first,
+    # and another user's run could not write its pictures there.
+    ap.add_argument('--pictures', default=os.path.join(REPO_ROOT, '.build-demo'),
+                    help='where to write the pictures (default: .build-demo in the clone)')
     args = ap.parse_args(argv)
     binaries = {name: os.path.join(os.path.abspath(args.bin_dir), name) for name in ('parallaxd', 'parallax-wallpaper')}
     for path in binaries.values():
