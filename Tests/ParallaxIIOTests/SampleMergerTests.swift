@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ParallaxMotion
+import Testing
+@testable import ParallaxIIO
+
+/// Merging the streams of separate devices (a HID hub's accel_3d and gyro_3d) into one stream
+/// in time order (SampleMerger.swift), with made-up clocks.
+@Suite struct SampleMergerTests {
+    static let ms: Int64 = 1_000_000
+
+    static func accel(_ t: Int64) -> Sample { Sample(t: t, accel: Vector3(0, -9.8, Double(t) / 1e9)) }
+    static func gyro(_ t: Int64) -> Sample { Sample(t: t, gyro: Vector3(Double(t) / 1e9, 0, 0)) }
+
+    /// Everything `merger` hands over at `now`.
+    static func take(_ merger: inout SampleMerger, now: Int64) -> [Sample] {
+        var out: [Sample] = []
+        while let next = merger.next(now: now) { out.append(next.sample) }
+        return out
+    }
+
+    @Test func oneStreamGoesAtOnce() {
+        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        merger.push(Self.accel(100 * Self.ms), lane: 0)
+        #expect(Self.take(&merger, now: 0).map(\.t) == [100 * Self.ms])
+    }
+
+    @Test func aSampleWaitsUntilTheOtherStreamHasReportedPastIt() {
+        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
+        // The gyroscope's scans at 100 and 110 ms are read before the accelerometer's at 95.
+        merger.push(Self.gyro(100 * Self.ms), lane: 1)
+        merger.push(Self.gyro(110 * Self.ms), lane: 1)
+        #expect(Self.take(&merger, now: 111 * Self.ms).isEmpty)
+        merger.push(Self.accel(95 * Self.ms), lane: 0)
+        // 95 goes; 100 and 110 wait for the accelerometer to pass them (it reported up to 95).
+        #expect(Self.take(&merger, now: 112 * Self.ms).map(\.t) == [95 * Self.ms])
+        merger.push(Self.accel(105 * Self.ms), lane: 0)
+        #expect(Self.take(&merger, now: 113 * Self.ms).map(\.t) == [100 * Self.ms, 105 * Self.ms])
+        #expect(merger.late == 0)
+    }
+
+    @Test func aSilentStreamHoldsTheOtherAtMostItsHold() {
+        // The gyroscope's device went silent (a hub at rest, a stalled trigger): accelerometer
+        // samples go once they are `hold` old, never later.
+        let hold = SampleMerger.hold(forPeriod: 10 * Self.ms)
+        #expect(hold == 20 * Self.ms)
+        var merger = SampleMerger(holds: [hold, hold])
+        merger.push(Self.accel(100 * Self.ms), lane: 0)
+        #expect(merger.releaseTime() == 120 * Self.ms)
+        #expect(Self.take(&merger, now: 119 * Self.ms).isEmpty)
+        #expect(Self.take(&merger, now: 120 * Self.ms).map(\.t) == [100 * Self.ms])
+        #expect(merger.releaseTime() == nil)
+    }
+
+    @Test func theHoldNeverExceedsItsBound() {
+        #expect(SampleMerger.hold(forPeriod: 160 * Self.ms) == SampleMerger.maximumHold)
+        #expect(SampleMerger.hold(forPeriod: .max) == SampleMerger.maximumHold)
+        #expect(SampleMerger.hold(forPeriod: -5) == 0)
+        // Within half the onset budget a motion's first sample has.
+        #expect(SampleMerger.maximumHold * 2 <= RestRequest.defaultOnsetBudget)
+    }
+
+    @Test func aStreamNobodyWaitsForLetsTheOtherGoAtOnce() {
+        // At rest at the hub a silent device gets hold 0: the first moving sample goes at once.
+        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
+        merger.setHold(0, lane: 1)
+        merger.push(Self.accel(500 * Self.ms), lane: 0)
+        #expect(Self.take(&merger, now: 500 * Self.ms).map(\.t) == [500 * Self.ms])
+    }
+
+    @Test func aSampleOlderThanOneHandedOverKeepsTheOrder() {
+        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
+        merger.push(Self.accel(100 * Self.ms), lane: 0)
+        #expect(Self.take(&merger, now: 130 * Self.ms).map(\.t) == [100 * Self.ms])
+        // The gyroscope was given up on; its scan at 90 ms comes now.
+        merger.push(Self.gyro(90 * Self.ms), lane: 1)
+        let late = Self.take(&merger, now: 131 * Self.ms)
+        #expect(late.map(\.t) == [100 * Self.ms])
+        #expect(late.first?.gyro != nil)
+        #expect(merger.late == 1)
+    }
+
+    /// Accelerometer at 50 Hz and gyroscope at 100 Hz as separate devices, each read in batches
+    /// on its own schedule (the gyroscope 30 ms ahead of the accelerometer): what the merger
+    /// hands over is exactly the time-sorted stream.
+    static func separateDevices(seconds: Int = 4) -> (arrivals: [(read: Int64, lane: Int, sample: Sample)], sorted: [Sample]) {
+        var arrivals: [(read: Int64, lane: Int, sample: Sample)] = []
+        let start: Int64 = 1_000 * ms
+        for i in 0..<(50 * seconds) {
+            let t = start + Int64(i) * 20 * ms + 3 * ms  // the accelerometer's own phase
+            // Read in pairs, 10 ms after the second was measured (the first waited 30 ms).
+            let read = t + (i % 2 == 0 ? 20 * ms : 0) + 10 * ms
+            arrivals.append((read, 0, Sample(t: t, accel: wobbleGravity(t))))
+        }
+        for i in 0..<(100 * seconds) {
+            let t = start + Int64(i) * 10 * ms
+            arrivals.append((t + 1 * ms, 1, Sample(t: t, gyro: wobbleRate(t))))
+        }
+        let sorted = arrivals.map(\.sample).sorted { $0.t < $1.t }
+        arrivals.sort { ($0.read, $0.lane) < ($1.read, $1.lane) }
+        return (arrivals, sorted)
+    }
+
+    static func wobbleRate(_ t: Int64) -> Vector3 {
+        let s = Double(t) / 1e9
+        return Vector3(0.6 * sin(2 * .pi * 0.5 * s), 0.4 * sin(2 * .pi * 0.3 * s), 0)
+    }
+
+    static func wobbleGravity(_ t: Int64) -> Vector3 {
+        let s = Double(t) / 1e9
+        let a = 0.3 * sin(2 * .pi * 0.5 * s)
+        return Vector3(0, -9.80665 * cos(a), -9.80665 * sin(a))
+    }
+
+    @Test func separateDevicesAtDifferentRatesMergeIntoTimeOrder() {
+        let (arrivals, sorted) = Self.separateDevices()
+        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 20 * Self.ms), SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        var merged: [Sample] = []
+        var worstWait: Int64 = 0
+        for arrival in arrivals {
+            merger.push(arrival.sample, lane: arrival.lane)
+            while let next = merger.next(now: arrival.read) {
+                merged.append(next.sample)
+                worstWait = max(worstWait, arrival.read - next.sample.t)
+            }
+        }
+        merger.drain { sample, _ in merged.append(sample) }
+        #expect(merged == sorted, "\(merged.count) merged, \(sorted.count) sorted")
+        #expect(merger.late == 0)
+        // No sample waited longer than the slower device's own delay plus its hold.
+        #expect(worstWait <= 30 * Self.ms + SampleMerger.maximumHold)
+    }
+
+    @Test func theEngineGetsTheSameMotionFromMergedStreamsAsFromTheSortedOne() {
+        // The fusion keeps one interval per sensor, so an interleaved accelerometer-only and
+        // gyroscope-only stream at different rates is what it integrates correctly
+        // (ParallaxMotionTests SampleTimingTests); out of order it is not.
+        let (arrivals, sorted) = Self.separateDevices()
+        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 20 * Self.ms), SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        var merged = MotionEngine()
+        var reference = MotionEngine()
+        var unmerged = MotionEngine()
+        for arrival in arrivals {
+            merger.push(arrival.sample, lane: arrival.lane)
+            while let next = merger.next(now: arrival.read) { _ = merged.update(next.sample) }
+            _ = unmerged.update(arrival.sample)
+        }
+        merger.drain { sample, _ in _ = merged.update(sample) }
+        for sample in sorted { _ = reference.update(sample) }
+        #expect(merged.current == reference.current)
+        #expect(merged.attitude == reference.attitude)
+        #expect(reference.current != .zero)
+        // The control: in read order the engine sees time run backwards and ends elsewhere.
+        #expect(unmerged.attitude != reference.attitude)
+    }
+}
+
+/// At rest: HID hubs at the hub, other devices slowed down (IIOBufferedDriver+Rest.swift).
+@Suite struct StreamRestTests {
+    @Test func aHubRestsAtTheRequestRateWithOneScanPerWakeUp() {
+        let plan = StreamRest.choose(offered: [[]], activeRates: [100], activeRate: 100, atHub: true,
+                                     request: RestRequest(), wakesThroughDescriptor: true)
+        #expect(plan.atHub)
+        #expect(plan.rates == [6.25])
+        #expect(plan.pace == RestPace(rate: 6.25, samplesPerWake: 1, wakesThroughDescriptor: true))
+    }
+
+    @Test func aHubAlreadySlowerKeepsItsRate() {
+        let plan = StreamRest.choose(offered: [[]], activeRates: [5], activeRate: 5, atHub: true,
+                                     request: RestRequest(), wakesThroughDescriptor: true)
+        #expect(plan.rates == [nil])
+        #expect(plan.pace.rate == 5)
+    }
+
+    @Test func aDeviceWithoutHysteresisRestsAsBefore() {
+        let bmi160 = [0.78125, 1.5625, 3.125, 6.25, 12.5, 25, 50, 100, 200, 400, 800, 1600]
+        let plan = StreamRest.choose(offered: [bmi160, [25, 50, 100, 200, 400]], activeRates: [200, 200], activeRate: 200,
+                                     atHub: false, request: RestRequest(), wakesThroughDescriptor: true)
+        #expect(!plan.atHub)
+        #expect(plan.rates == [6.25, 25])
+        #expect(plan.pace == RestPace(rate: 25, samplesPerWake: 3, wakesThroughDescriptor: true))
+    }
+
+    @Test func hubSensitivityAtRestIsSafeInEitherUnit() {
+        // The kernel's unit is the hub's (g, °/s) or the IIO one (m/s², rad/s): in either, the
+        // value is at most Stillness's tolerance, so the hub reports whatever would end a rest.
+        let accel = HubRest.restHysteresis(kind: .accelerometer, atOpen: 0)
+        let gyro = HubRest.restHysteresis(kind: .gyroscope, atOpen: 0)
+        let accelTolerance = Stillness.Settings.defaultAccelerometerTolerance
+        let gyroTolerance = Stillness.Settings.defaultGyroscopeTolerance
+        #expect(accel * HubRest.standardGravity <= accelTolerance + 1e-9 && accel <= accelTolerance)
+        #expect(gyro <= gyroTolerance && gyro * .pi / 180 <= gyroTolerance)
+        // Above a still accelerometer's noise read as g (0.01–0.03 m/s² is 0.001–0.003 g).
+        #expect(accel > 0.003)
+        // A hub set less sensitive than that keeps its value; restored as found.
+        #expect(HubRest.restHysteresis(kind: .accelerometer, atOpen: 1.27) == 1.27)
+        #expect(HubRest.restHysteresis(kind: .gyroscope, atOpen: .nan) == HubRest.gyroscopeHysteresis)
+    }
+
+    @Test func hysteresisIsWrittenAsSysfsTakesIt() {
+        #expect(HubSensitivity.text(0.0152957) == "0.015296")
+        #expect(HubSensitivity.text(0.05) == "0.050000")
+        #expect(HubSensitivity.text(0) == "0.000000")
+        #expect(HubSensitivity.text(1.27) == "1.270000")
+    }
+
+    @Test func devicesRestingTogetherWakeAsTheFastestAndOnlyThroughDescriptorsIfAllDo() {
+        let hub = RestPace(rate: 6.25, samplesPerWake: 1, wakesThroughDescriptor: true)
+        let slowed = RestPace(rate: 25, samplesPerWake: 3, wakesThroughDescriptor: true)
+        let timer = RestPace(rate: 100, samplesPerWake: 8, wakesThroughDescriptor: false)
+        #expect(RestPace.combined([hub]) == hub)
+        #expect(RestPace.combined([hub, slowed]) == RestPace(rate: 25, samplesPerWake: 1, wakesThroughDescriptor: true))
+        #expect(RestPace.combined([hub, timer]).wakesThroughDescriptor == false)
+    }
+}
