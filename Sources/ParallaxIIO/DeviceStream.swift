@@ -80,7 +80,8 @@ final class DeviceStream {
         forecast = ScanForecast(period: period)
         self.samplingRate = samplingRate
         activeRates = samplingRate?.current ?? []
-        sensitivity = HubSensitivity(types: types)
+        sensitivity = HubSensitivity(types: [accel.map { (SensorKind.accelerometer, $0.channels.axes[0], $0.axis.scales[0]) },
+                                              gyro.map { (SensorKind.gyroscope, $0.channels.axes[0], $0.axis.scales[0]) }].compactMap { $0 })
 
         for channel in scanned { iio_channel_enable(channel.pointer) }
         if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }

@@ -1,3 +1,4 @@
+import Glibc
 import ParallaxMotion
 
 /// A HID sensor hub's change sensitivity: `in_accel_hysteresis`, `in_anglvel_hysteresis`
@@ -6,29 +7,36 @@ import ParallaxMotion
 /// sensitivity the fusion can ignore at rest stays silent while the device lies still and
 /// speaks at the first real motion (docs/power.md "Rest at the hub").
 ///
-/// Which unit the kernel takes is not the IIO processed unit for sure: it writes the hub's
-/// sensitivity feature applying only that feature's own unit exponent
-/// (hid_sensor_write_raw_hyst_value → convert_to_vtf_format), so the number is in the hub's
-/// unit for the field, which the HID sensor usage tables give as g and °/s, while the IIO
-/// values are m/s² and rad/s. The values below are chosen to be safe under either reading.
+/// Its unit: the kernel reads and writes the hub's sensitivity feature applying only that
+/// feature's unit exponent (hid_sensor_read_raw_hyst_value → convert_from_vtf_format), so the
+/// number is in the hub's own unit for the field, not necessarily the IIO one. The hub's unit
+/// shows in the channel's scale, which the kernel derives from it (hid_sensor_format_scale):
+/// g → 9.80665 × 10ⁿ, m/s² → 10ⁿ, °/s → 0.0174533 × 10ⁿ, rad/s → 10ⁿ. `unit(scale:kind:)`
+/// reads it back, and the rest sensitivity is Stillness's tolerance in that unit.
 enum HubRest {
-    /// At-rest sensitivity of an accelerometer: Stillness's accelerometer tolerance (0.15 m/s²:
-    /// a change below it does not end a rest anyway) in g, 0.0153. Read as g it is that
-    /// tolerance; read as m/s² it is smaller still, so the hub reports more, never less, than the
-    /// rest needs. (A still sensor's noise, 0.01–0.03 m/s², stays under it in the first reading.)
-    static let accelerometerHysteresis = min(Stillness.Settings.defaultAccelerometerTolerance,
-                                             Stillness.Settings.defaultAccelerometerTolerance / standardGravity)
-    /// At-rest sensitivity of a gyroscope: Stillness's gyroscope tolerance, 0.05 rad/s (2.9 °/s).
-    /// Read as rad/s it is that tolerance; read as °/s it is smaller still (the hub reports more).
-    static let gyroscopeHysteresis = min(Stillness.Settings.defaultGyroscopeTolerance,
-                                         Stillness.Settings.defaultGyroscopeTolerance * 180 / .pi)
-    /// m/s² per g (the HID unit of acceleration).
+    /// m/s² per g, rad/s per °: the HID units the kernel converts from.
     static let standardGravity = 9.80665
+    static let radiansPerDegree = Double.pi / 180
 
-    /// The sensitivity to set at rest for a sensor of `kind` whose hub had `atOpen`: never
-    /// below what the hub had (a hub already less sensitive is left so).
-    static func restHysteresis(kind: SensorKind, atOpen: Double) -> Double {
-        let wanted = kind == .accelerometer ? accelerometerHysteresis : gyroscopeHysteresis
+    /// The hub's unit for a sensor of `kind` whose IIO scale is `scale`, as SI units per hub
+    /// unit: 9.80665 (g) or 1 (m/s²) for an accelerometer, π/180 (°/s) or 1 (rad/s) for a
+    /// gyroscope. A scale that is none of the kernel's forms counts as SI.
+    static func unit(scale: Double, kind: SensorKind) -> Double {
+        let hubUnit = kind == .accelerometer ? standardGravity : radiansPerDegree
+        guard scale.isFinite, scale > 0 else { return 1 }
+        let exponent = log10(scale / hubUnit)
+        return abs(exponent - exponent.rounded()) < 1e-4 ? hubUnit : 1
+    }
+
+    /// The sensitivity to set at rest for a sensor of `kind` (its hub unit `unit`, SI per hub
+    /// unit) whose hub had `atOpen`: Stillness's tolerance (accelerometer 0.15 m/s², gyroscope
+    /// 0.05 rad/s: a change below it does not end a rest anyway, and a still sensor's noise,
+    /// 0.01–0.03 m/s² and 0.001–0.005 rad/s rms, stays under it), never below what the hub had
+    /// (a hub already less sensitive is left so).
+    static func restHysteresis(kind: SensorKind, unit: Double, atOpen: Double) -> Double {
+        let tolerance = kind == .accelerometer
+            ? Stillness.Settings.defaultAccelerometerTolerance : Stillness.Settings.defaultGyroscopeTolerance
+        let wanted = tolerance / (unit.isFinite && unit > 0 ? unit : 1)
         return atOpen.isFinite ? max(atOpen, wanted) : wanted
     }
 
@@ -47,20 +55,24 @@ struct HubSensitivity {
     struct Place {
         let kind: SensorKind
         let channel: IIOChannelHandle
+        /// SI units per hub unit (HubRest.unit).
+        let unit: Double
         /// The value at open, restored when the device moves.
         let atOpen: Double
+
+        var atRest: Double { HubRest.restHysteresis(kind: kind, unit: unit, atOpen: atOpen) }
     }
 
     let places: [Place]
 
     /// The hysteresis of each of `types` (the first channel of each sensor type the device
-    /// captures); nil when the device has none (it is no HID hub).
-    init?(types: [(SensorKind, IIOChannelHandle)]) {
-        places = types.compactMap { kind, channel in
+    /// captures, with its IIO scale); nil when the device has none (it is no HID hub).
+    init?(types: [(kind: SensorKind, channel: IIOChannelHandle, scale: Double)]) {
+        places = types.compactMap { kind, channel, scale in
             guard channel.hasAttribute("hysteresis"),
                   let text = try? channel.read("hysteresis").get(),
                   let value = DecimalNumber.parseDouble(text), value >= 0 else { return nil }
-            return Place(kind: kind, channel: channel, atOpen: value)
+            return Place(kind: kind, channel: channel, unit: HubRest.unit(scale: scale, kind: kind), atOpen: value)
         }
         if places.isEmpty { return nil }
     }
@@ -70,7 +82,7 @@ struct HubSensitivity {
     func set(rest: Bool) -> Bool {
         var ok = true
         for place in places {
-            let value = rest ? HubRest.restHysteresis(kind: place.kind, atOpen: place.atOpen) : place.atOpen
+            let value = rest ? place.atRest : place.atOpen
             if !place.channel.write("hysteresis", Self.text(value)) { ok = false }
         }
         return ok
@@ -78,7 +90,7 @@ struct HubSensitivity {
 
     /// The values at rest, for the log ("accel 0.015, anglvel 0.05").
     var restDescription: String {
-        places.map { "\($0.kind == .accelerometer ? "accel" : "anglvel") \(Self.text(HubRest.restHysteresis(kind: $0.kind, atOpen: $0.atOpen)))" }
+        places.map { "\($0.kind == .accelerometer ? "accel" : "anglvel") \(Self.text($0.atRest))" }
             .joined(separator: ", ")
     }
 

@@ -182,20 +182,28 @@ import Testing
         #expect(plan.pace == RestPace(rate: 25, samplesPerWake: 3, wakesThroughDescriptor: true))
     }
 
-    @Test func hubSensitivityAtRestIsSafeInEitherUnit() {
-        // The kernel's unit is the hub's (g, °/s) or the IIO one (m/s², rad/s): in either, the
-        // value is at most Stillness's tolerance, so the hub reports whatever would end a rest.
-        let accel = HubRest.restHysteresis(kind: .accelerometer, atOpen: 0)
-        let gyro = HubRest.restHysteresis(kind: .gyroscope, atOpen: 0)
-        let accelTolerance = Stillness.Settings.defaultAccelerometerTolerance
-        let gyroTolerance = Stillness.Settings.defaultGyroscopeTolerance
-        #expect(accel * HubRest.standardGravity <= accelTolerance + 1e-9 && accel <= accelTolerance)
-        #expect(gyro <= gyroTolerance && gyro * .pi / 180 <= gyroTolerance)
-        // Above a still accelerometer's noise read as g (0.01–0.03 m/s² is 0.001–0.003 g).
-        #expect(accel > 0.003)
-        // A hub set less sensitive than that keeps its value; restored as found.
-        #expect(HubRest.restHysteresis(kind: .accelerometer, atOpen: 1.27) == 1.27)
-        #expect(HubRest.restHysteresis(kind: .gyroscope, atOpen: .nan) == HubRest.gyroscopeHysteresis)
+    @Test(arguments: [
+        // (kind, IIO scale, hub unit in SI, rest sensitivity in the hub's unit)
+        (SensorKind.accelerometer, 0.0980665, 9.80665, 0.15 / 9.80665),  // 0.01 g steps (a real ISH hub)
+        (.accelerometer, 9.80665e-4, 9.80665, 0.15 / 9.80665),
+        (.accelerometer, 0.01, 1.0, 0.15),                               // 0.01 m/s² steps
+        (.gyroscope, 0.000174532925, .pi / 180, 0.05 * 180 / .pi),      // 0.01 °/s steps
+        (.gyroscope, 0.001, 1.0, 0.05),                                  // mrad/s steps
+        (.gyroscope, .nan, 1.0, 0.05),
+    ])
+    func hubSensitivityAtRestIsStillnessToleranceInTheHubsUnit(kind: SensorKind, scale: Double, unit: Double, rest: Double) {
+        // The hub's unit shows in the scale the kernel derived from it (hid_sensor_format_scale).
+        #expect(abs(HubRest.unit(scale: scale, kind: kind) - unit) < 1e-9)
+        #expect(abs(HubRest.restHysteresis(kind: kind, unit: unit, atOpen: 0) - rest) < 1e-9)
+        // In SI it is Stillness's tolerance: a change below it does not end a rest anyway.
+        let tolerance = kind == .accelerometer
+            ? Stillness.Settings.defaultAccelerometerTolerance : Stillness.Settings.defaultGyroscopeTolerance
+        #expect(abs(HubRest.restHysteresis(kind: kind, unit: unit, atOpen: 0) * unit - tolerance) < 1e-9)
+    }
+
+    @Test func aHubAlreadyLessSensitiveKeepsItsValue() {
+        #expect(HubRest.restHysteresis(kind: .accelerometer, unit: 9.80665, atOpen: 1.27) == 1.27)
+        #expect(HubRest.restHysteresis(kind: .gyroscope, unit: 1, atOpen: .nan) == 0.05)
     }
 
     @Test func hysteresisIsWrittenAsSysfsTakesIt() {
