@@ -18,15 +18,12 @@ import threading
 import time
 
 import plx
-from helpers import (CROSS_AXIS_LIMIT, SIGN_THRESHOLD, TURN_THRESHOLD, context_switches, describe,
-                     expect_offset, subscribe_ready, thread_sleeps, tilt_x, turn_y)
+from helpers import (CROSS_AXIS_LIMIT, SIGN_THRESHOLD, TURN_THRESHOLD, describe, expect_offset, subscribe_ready,
+                     thread_sleeps, tilt_x, turn_y, wait_log, wait_resting)
 import pytest
 
-ENABLE_TIMEOUT = 10.0
 # The report rate the daemon asks of each hub sensor ([Sensor] Rate=, default 100 Hz).
 FULL_RATE = 100.0
-# How long the daemon gets to come to rest (RestAfter=2 s plus start-up re-centring).
-REST_TIMEOUT = 20.0
 # A still sensor's noise in raw steps: 0.01 m/s² and 0.001 rad/s, under the rest sensitivity.
 NOISE_LSB = 1
 # The rest sensitivities the daemon chooses (HubRest: Stillness's tolerances in the hub's unit,
@@ -37,17 +34,6 @@ REST_GYRO_HYSTERESIS = 0.05
 QUIET_SECONDS = 3.0
 # The onset budget (docs/power.md): from the first moving report to a frame.
 ONSET_BUDGET = 0.1
-
-
-def wait_log(daemon, text, timeout=ENABLE_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in daemon.stderr_text():
-            return True
-        if not daemon.alive():
-            break
-        time.sleep(0.02)
-    return text in daemon.stderr_text()
 
 
 def raw_paths(testbed, *devices):
@@ -198,15 +184,6 @@ def test_another_devices_trigger_is_never_assigned(start_daemon, testbed):
     assert wait_log(daemon, "only other devices' data-ready triggers: gyro_3d-dev1"), daemon.stderr_tail()
     assert wait_log(daemon, 'polling instead'), daemon.stderr_tail()
     assert testbed.get_raw(accel, 'trigger/current_trigger') == ''
-
-
-def wait_resting(client, want=True, timeout=REST_TIMEOUT):
-    deadline = time.monotonic() + timeout
-    while True:
-        status = client.status()
-        if status.get('resting') is want or time.monotonic() > deadline:
-            return status
-        time.sleep(0.1)
 
 
 def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(start_daemon, testbed, feeders):
