@@ -36,6 +36,8 @@ final class DeviceStream {
     private(set) var wakesPerScan = false
     /// When this stream last delivered scans (monotonic ns).
     var lastData: Int64
+    /// The newest sample this stream delivered.
+    private(set) var newestSample: Sample?
     /// When the last refill read, and whether it had to wait for the scans it got.
     private(set) var lastReadTime: Int64 = 0
     private(set) var lastRefillWaited = false
@@ -158,7 +160,9 @@ final class DeviceStream {
         times.assign(raws, readTime: readTime) { t, raw in
             let a = raw.accel.flatMap { r in accel?.deviceFrame(Double(r.0), Double(r.1), Double(r.2)) }
             let g = raw.gyro.flatMap { r in gyro?.deviceFrame(Double(r.0), Double(r.1), Double(r.2)) }
-            body(Sample(t: t, accel: a.flatMap { $0.isFinite ? $0 : nil }, gyro: g.flatMap { $0.isFinite ? $0 : nil }))
+            let sample = Sample(t: t, accel: a.flatMap { $0.isFinite ? $0 : nil }, gyro: g.flatMap { $0.isFinite ? $0 : nil })
+            newestSample = sample
+            body(sample)
             count += 1
         }
         if count > 0 {

@@ -40,6 +40,22 @@ enum HubRest {
         return atOpen.isFinite ? max(atOpen, wanted) : wanted
     }
 
+    /// Whether a report of a hub at rest (`sample`) is motion: a value changed by more than
+    /// half of Stillness's tolerance since the last sample before the rest (`reference`). Why
+    /// half: the hub reports only changes beyond the tolerance (in its own unit, rounded to its
+    /// resolution), so a real report clears half of it with room to spare, while a report a hub
+    /// might send for nothing (re-enabled, powered up) carries the still value, within noise.
+    static func isMotion(_ sample: Sample, since reference: Sample?) -> Bool {
+        guard let reference else { return true }
+        func moved(_ now: Vector3?, _ before: Vector3?, _ tolerance: Double) -> Bool {
+            guard let now, let before else { return false }
+            let d = now - before
+            return max(abs(d.x), abs(d.y), abs(d.z)) > tolerance / 2
+        }
+        return moved(sample.accel, reference.accel, Stillness.Settings.defaultAccelerometerTolerance)
+            || moved(sample.gyro, reference.gyro, Stillness.Settings.defaultGyroscopeTolerance)
+    }
+
     /// The report rate at rest (Hz): the request's rate, never above the rate now. With the
     /// sensitivity raised the hub reports nothing while still; the slow interval bounds how
     /// often it may speak while something slowly drifts just past the sensitivity.

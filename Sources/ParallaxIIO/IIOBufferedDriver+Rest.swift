@@ -21,9 +21,11 @@ extension IIOBufferedDriver: RestingSource {
                 // The device kept its rate (or its watermark): look on a timer at the full rate's pace.
                 plan.pace = RestPace.choose(available: [], active: stream.activeRate, request: request, wakesThroughDescriptor: false)
             }
+            plan.reference = stream.newestSample
             stream.rest = plan
+            merger.setPeriod(stream.period, lane: lane)
             // A hub at rest is silent by design: nobody waits for it (the first motion goes at once).
-            merger.setHold(plan.atHub ? 0 : SampleMerger.hold(forPeriod: stream.period), lane: lane)
+            if plan.atHub { merger.waitForNothing(lane: lane) }
             paces.append(plan.pace)
             if plan.atHub, let sensitivity = stream.sensitivity {
                 logger.info("\(stream.device.id) (\(stream.device.name)) at rest at the hub: sensitivity \(sensitivity.restDescription), at most \(FixedRate(plan.pace.rate)) Hz, silent while still")
@@ -33,12 +35,14 @@ extension IIOBufferedDriver: RestingSource {
         }
         let pace = RestPace.combined(paces)
         restPace = pace
+        motionReported = false
         return pace
     }
 
     public func leaveRest() throws(SensorError) {
         guard restPace != nil else { return }
         restPace = nil
+        motionReported = false
         try keepQueuedScans()
         let now = MonotonicClock.now()
         for (lane, stream) in streams.enumerated() {
@@ -46,7 +50,7 @@ extension IIOBufferedDriver: RestingSource {
             _ = stream.reconfigure(rates: stream.activeRates, scanRate: stream.activeRate,
                                    watermark: stream.wakesPerScan ? 1 : nil, restSensitivity: atHub ? false : nil)
             stream.rest = nil
-            merger.setHold(SampleMerger.hold(forPeriod: stream.period), lane: lane)
+            merger.setPeriod(stream.period, lane: lane)
             // The stall limit counts from now: silence at rest was no stall.
             stream.lastData = now
             logger.info("\(stream.device.id) (\(stream.device.name)) moving: \(FixedRate(stream.activeRate)) Hz")
@@ -60,11 +64,18 @@ extension IIOBufferedDriver: RestingSource {
     }
 
     /// Never counts a silence as a stall: at rest a hub reports nothing until the device moves.
+    /// A report of a hub at rest that changed since the rest began is motion (`reportedMotion`).
     public func takeResting() throws(SensorError) -> Sample? {
-        if let sample = takeReady() { return sample }
-        guard try refillAll(waited: false) > 0 else { return nil }
-        return takeReady()
+        var taken = takeReadyFromLane()
+        if taken == nil, try refillAll(waited: false) > 0 { taken = takeReadyFromLane() }
+        guard let (sample, lane) = taken else { return nil }
+        if let rest = streams[lane].rest, rest.atHub, HubRest.isMotion(sample, since: rest.reference) {
+            motionReported = true
+        }
+        return sample
     }
+
+    public var reportedMotion: Bool { motionReported }
 
     /// Reads every scan the kernels hold into the merger: re-enabling a buffer empties its queue
     /// (kfifo_reset_out), and those scans are samples the engine must still see.
@@ -80,6 +91,8 @@ struct StreamRest: Sendable, Equatable {
     var pace: RestPace
     /// The device rests at the hub: its change sensitivity is raised (HubSensitivity.swift).
     var atHub: Bool
+    /// The device's last sample before the rest: what a hub's report is compared with.
+    var reference: Sample?
 
     /// A HID hub (`atHub`): every rate attribute to the request's rate (a report interval
     /// takes any value) and one scan per wake-up, the hub silent in between. Any other device:
@@ -92,7 +105,7 @@ struct StreamRest: Sendable, Equatable {
             let rest = HubRest.restRate(request: request, active: activeRate)
             let rates: [Double?] = activeRates.map { now in (now ?? activeRate) > rest ? rest : nil }
             return StreamRest(rates: rates, pace: RestPace(rate: rest, samplesPerWake: 1, wakesThroughDescriptor: wakesThroughDescriptor),
-                              atHub: true)
+                              atHub: true, reference: nil)
         }
         let rates: [Double?] = offered.enumerated().map { i, list in
             let now = (i < activeRates.count ? activeRates[i] : nil) ?? activeRate
@@ -102,7 +115,7 @@ struct StreamRest: Sendable, Equatable {
         let scanRate = rates.enumerated().map { i, rest in rest ?? (i < activeRates.count ? activeRates[i] : nil) ?? activeRate }.max() ?? activeRate
         let pace = RestPace.choose(available: [scanRate], active: activeRate, request: request,
                                    wakesThroughDescriptor: wakesThroughDescriptor)
-        return StreamRest(rates: rates, pace: pace, atHub: false)
+        return StreamRest(rates: rates, pace: pace, atHub: false, reference: nil)
     }
 }
 

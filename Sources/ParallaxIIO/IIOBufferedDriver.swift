@@ -38,8 +38,10 @@ public final class IIOBufferedDriver: SensorDriver {
     /// An epoll descriptor over every stream's buffer: readable when any of them is, so that
     /// the capture thread waits on one descriptor whatever the number of devices.
     let readiness: Int32
-    /// While the devices rest, the pace they rest at (IIOBufferedDriver+Rest.swift).
+    /// While the devices rest, the pace they rest at (IIOBufferedDriver+Rest.swift), and
+    /// whether a hub reported a change since.
     var restPace: RestPace?
+    var motionReported = false
     let logger: Logger
     /// Time of the sample `nextSample` / `takeQueued` last returned.
     private var lastReturned: Int64 = 0
@@ -123,7 +125,7 @@ public final class IIOBufferedDriver: SensorDriver {
                 pollRate: settings.pollRate, monotonicClock: devices.count > 1, logger: logger))
         }
         self.streams = streams
-        merger = SampleMerger(holds: streams.map { SampleMerger.hold(forPeriod: $0.period) })
+        merger = SampleMerger(periods: streams.map(\.period))
 
         sensors = resolved.map { r in
             let device = r.channels.device
@@ -169,11 +171,14 @@ public final class IIOBufferedDriver: SensorDriver {
     }
 
     /// The next merged sample that may go now, its stream told it was taken.
-    func takeReady() -> Sample? {
+    func takeReady() -> Sample? { takeReadyFromLane()?.sample }
+
+    /// The same with the lane (stream) it came from.
+    func takeReadyFromLane() -> (sample: Sample, lane: Int)? {
         guard let (sample, lane) = merger.next(now: MonotonicClock.now()) else { return nil }
         streams[lane].sampleTaken(at: sample.t)
         lastReturned = sample.t
-        return sample
+        return (sample, lane)
     }
 
     /// Waits up to `milliseconds` for any stream's buffer to be readable; true when one is.
@@ -215,10 +220,22 @@ extension IIOBufferedDriver: QueuedSampleSource {
 
     public var hasEnded: Bool { false }
 
-    /// The latest of the streams' forecasts: a merged sample goes once every stream has
-    /// reported past it.
+    /// When the first merged sample at or after `time` may go: for each stream, its first sample
+    /// from `time` on, once every other stream has delivered the sample after which it cannot
+    /// come earlier (SampleMerger: half a period after its newest); the soonest of those.
     public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
-        streams.map { $0.expectedArrival(ofSampleAt: time) }.max() ?? time
+        guard streams.count > 1 else { return streams.first?.expectedArrival(ofSampleAt: time) ?? time }
+        var soonest = Int64.max
+        for (i, stream) in streams.enumerated() {
+            let own = stream.expectedArrival(ofSampleAt: time)
+            var release = own
+            for (j, other) in streams.enumerated() where j != i {
+                let passed = own.saturatingSubtracting(SampleMerger.spacing(forPeriod: other.period))
+                release = max(release, other.expectedArrival(ofSampleAt: passed))
+            }
+            soonest = min(soonest, release)
+        }
+        return soonest
     }
 
     public func takeQueued() throws(SensorError) -> Sample? {

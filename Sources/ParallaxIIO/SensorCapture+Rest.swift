@@ -82,7 +82,7 @@ extension SensorCapture {
                 if let failure = s.failure { return failure }
                 do throws(SensorError) {
                     while let sample = try source.takeResting() {
-                        if gate.observe(sample) { moved = true }
+                        if gate.observe(sample) || source.reportedMotion { moved = true }
                         post(.sample(sample), wakingLoop: false)
                         kept = true
                     }

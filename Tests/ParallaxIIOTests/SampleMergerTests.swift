@@ -21,13 +21,13 @@ import Testing
     }
 
     @Test func oneStreamGoesAtOnce() {
-        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        var merger = SampleMerger(periods: [10 * Self.ms])
         merger.push(Self.accel(100 * Self.ms), lane: 0)
         #expect(Self.take(&merger, now: 0).map(\.t) == [100 * Self.ms])
     }
 
     @Test func aSampleWaitsUntilTheOtherStreamHasReportedPastIt() {
-        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
+        var merger = SampleMerger(periods: [10 * Self.ms, 10 * Self.ms])
         // The gyroscope's scans at 100 and 110 ms are read before the accelerometer's at 95.
         merger.push(Self.gyro(100 * Self.ms), lane: 1)
         merger.push(Self.gyro(110 * Self.ms), lane: 1)
@@ -40,12 +40,27 @@ import Testing
         #expect(merger.late == 0)
     }
 
+    @Test func aSampleGoesAtOnceWhenTheOtherStreamCannotBeEarlier() {
+        // The accelerometer (every 10 ms) reported at 96 ms: its next sample comes at 101 ms at
+        // the earliest (half a period), so the gyroscope's at 100 goes now; at 102 it would wait.
+        var merger = SampleMerger(periods: [10 * Self.ms, 10 * Self.ms])
+        merger.push(Self.accel(96 * Self.ms), lane: 0)
+        merger.push(Self.gyro(100 * Self.ms), lane: 1)
+        #expect(Self.take(&merger, now: 100 * Self.ms).map(\.t) == [96 * Self.ms, 100 * Self.ms])
+        merger.push(Self.gyro(102 * Self.ms), lane: 1)
+        #expect(Self.take(&merger, now: 102 * Self.ms).isEmpty)
+        #expect(merger.releaseTime() == 122 * Self.ms)
+        // 106 goes too: the gyroscope's next comes at 107 at the earliest.
+        merger.push(Self.accel(106 * Self.ms), lane: 0)
+        #expect(Self.take(&merger, now: 106 * Self.ms).map(\.t) == [102 * Self.ms, 106 * Self.ms])
+        #expect(merger.late == 0)
+    }
+
     @Test func aSilentStreamHoldsTheOtherAtMostItsHold() {
         // The gyroscope's device went silent (a hub at rest, a stalled trigger): accelerometer
         // samples go once they are `hold` old, never later.
-        let hold = SampleMerger.hold(forPeriod: 10 * Self.ms)
-        #expect(hold == 20 * Self.ms)
-        var merger = SampleMerger(holds: [hold, hold])
+        #expect(SampleMerger.hold(forPeriod: 10 * Self.ms) == 20 * Self.ms)
+        var merger = SampleMerger(periods: [10 * Self.ms, 10 * Self.ms])
         merger.push(Self.accel(100 * Self.ms), lane: 0)
         #expect(merger.releaseTime() == 120 * Self.ms)
         #expect(Self.take(&merger, now: 119 * Self.ms).isEmpty)
@@ -63,14 +78,14 @@ import Testing
 
     @Test func aStreamNobodyWaitsForLetsTheOtherGoAtOnce() {
         // At rest at the hub a silent device gets hold 0: the first moving sample goes at once.
-        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
-        merger.setHold(0, lane: 1)
+        var merger = SampleMerger(periods: [10 * Self.ms, 10 * Self.ms])
+        merger.waitForNothing(lane: 1)
         merger.push(Self.accel(500 * Self.ms), lane: 0)
         #expect(Self.take(&merger, now: 500 * Self.ms).map(\.t) == [500 * Self.ms])
     }
 
     @Test func aSampleOlderThanOneHandedOverKeepsTheOrder() {
-        var merger = SampleMerger(holds: [20 * Self.ms, 20 * Self.ms])
+        var merger = SampleMerger(periods: [10 * Self.ms, 10 * Self.ms])
         merger.push(Self.accel(100 * Self.ms), lane: 0)
         #expect(Self.take(&merger, now: 130 * Self.ms).map(\.t) == [100 * Self.ms])
         // The gyroscope was given up on; its scan at 90 ms comes now.
@@ -115,7 +130,7 @@ import Testing
 
     @Test func separateDevicesAtDifferentRatesMergeIntoTimeOrder() {
         let (arrivals, sorted) = Self.separateDevices()
-        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 20 * Self.ms), SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        var merger = SampleMerger(periods: [20 * Self.ms, 10 * Self.ms])
         var merged: [Sample] = []
         var worstWait: Int64 = 0
         for arrival in arrivals {
@@ -137,7 +152,7 @@ import Testing
         // gyroscope-only stream at different rates is what it integrates correctly
         // (ParallaxMotionTests SampleTimingTests); out of order it is not.
         let (arrivals, sorted) = Self.separateDevices()
-        var merger = SampleMerger(holds: [SampleMerger.hold(forPeriod: 20 * Self.ms), SampleMerger.hold(forPeriod: 10 * Self.ms)])
+        var merger = SampleMerger(periods: [20 * Self.ms, 10 * Self.ms])
         var merged = MotionEngine()
         var reference = MotionEngine()
         var unmerged = MotionEngine()
@@ -204,6 +219,20 @@ import Testing
     @Test func aHubAlreadyLessSensitiveKeepsItsValue() {
         #expect(HubRest.restHysteresis(kind: .accelerometer, unit: 9.80665, atOpen: 1.27) == 1.27)
         #expect(HubRest.restHysteresis(kind: .gyroscope, unit: 1, atOpen: .nan) == 0.05)
+    }
+
+    @Test func aHubReportIsMotionWhenItChangedByHalfTheToleranceSinceTheRestBegan() {
+        let still = Sample(t: 0, accel: Vector3(0, 0, -9.80665))
+        // A report past the sensitivity (0.15 m/s²): motion, even if the gate is on the fence.
+        #expect(HubRest.isMotion(Sample(t: 1, accel: Vector3(0, 0.16, -9.80665)), since: still))
+        // A report carrying the still value (a hub re-enabled, noise): not motion.
+        #expect(!HubRest.isMotion(Sample(t: 1, accel: Vector3(0.02, -0.01, -9.79)), since: still))
+        // A gyroscope report past half its tolerance (0.025 rad/s).
+        let stillGyro = Sample(t: 0, gyro: Vector3(0.001, 0, 0))
+        #expect(HubRest.isMotion(Sample(t: 1, gyro: Vector3(0, 0.03, 0)), since: stillGyro))
+        #expect(!HubRest.isMotion(Sample(t: 1, gyro: Vector3(0.004, 0, 0)), since: stillGyro))
+        // Nothing to compare with: a report is a change.
+        #expect(HubRest.isMotion(Sample(t: 1, accel: Vector3(0, 0, -9.8)), since: nil))
     }
 
     @Test func hysteresisIsWrittenAsSysfsTakesIt() {

@@ -186,6 +186,8 @@ class ScanFeeder:
         # (timestamp, {channel: raw}) of every scan that reached the reader, when keep_log is set.
         self.keep_log = False
         self.log = []
+        # time.monotonic_ns() when each logged scan was handed over.
+        self.log_written = []
         self.enabled_seen = threading.Event()
         self._stop = threading.Event()
         self._fd = None
@@ -233,6 +235,7 @@ class ScanFeeder:
         os.write(self._fd, b''.join(scan for _, _, scan in batch))
         if self.keep_log:
             self.log += [(stamp, values) for stamp, values, _ in batch]
+            self.log_written += [time.monotonic_ns()] * len(batch)
 
     def trace_rows(self):
         """The logged scans as trace rows (device frame, SI units), as the reader decodes them."""
