@@ -87,7 +87,8 @@ int plx_wait_either_until(int fd, int other_fd, int64_t deadline_ns) {
         struct timespec ts = { .tv_sec = left / 1000000000LL, .tv_nsec = left % 1000000000LL };
         // ppoll ignores entries with a negative fd: a source without a descriptor waits for time.
         struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = other_fd, .events = POLLIN } };
-        int rc = ppoll(p, 2, &ts, NULL);
+        // INT64_MAX: no deadline at all (a source at rest that wakes only through its descriptor).
+        int rc = ppoll(p, 2, deadline_ns == INT64_MAX ? NULL : &ts, NULL);
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return rc;
         return (p[0].revents ? 1 : 0) | (p[1].revents ? 2 : 0);

@@ -6,8 +6,12 @@ import Logging
 /// watermark, and what to say when the buffer cannot be made.
 extension IIOBufferedDriver {
     /// Uses the device's trigger, or assigns one: its own "<name>-dev<N>" if the context has it,
-    /// else the first trigger there is. A device without a trigger directory (hardware FIFO,
-    /// HID sensor hubs) needs none.
+    /// else the first trigger that is no other device's data-ready trigger (a sysfs or hrtimer
+    /// trigger). A device without a trigger directory (hardware FIFO) needs none.
+    ///
+    /// Why never another device's: a HID hub's `accel_3d` enables with `gyro_3d-dev1` and then
+    /// receives nothing (measured on Linux 6.1): each hub sensor pushes scans only from its own
+    /// trigger. A silent buffer would only be noticed by the first-data timeout.
     static func ensureTrigger(_ device: IIODeviceHandle, context: IIOContext, logger: Logger) throws(Unavailable) {
         var current: OpaquePointer?
         let rc = iio_device_get_trigger(device.pointer, &current)
@@ -20,17 +24,24 @@ extension IIOBufferedDriver {
             logger.info("\(device.id) (\(device.name)): using its current trigger \(IIODeviceHandle(pointer: current).name)")
             return
         }
-        let triggers = context.devices.filter { iio_device_is_trigger($0.pointer) }
-        // "iio:device3" → "bmi160-dev3", the name the driver's own data-ready trigger gets.
-        let ownName = "\(device.name)-dev\(device.id.dropFirst("iio:device".count))"
-        guard let trigger = triggers.first(where: { $0.name == ownName }) ?? triggers.first else {
-            throw Unavailable(reason: "\(device.id) (\(device.name)) has no trigger and none exists to assign")
+        let devices = context.devices
+        let triggers = devices.filter { iio_device_is_trigger($0.pointer) }
+        let ownName = dataReadyTrigger(of: device)
+        let othersOwn = Set(devices.filter { !iio_device_is_trigger($0.pointer) && $0.id != device.id }.map(dataReadyTrigger))
+        guard let trigger = triggers.first(where: { $0.name == ownName }) ?? triggers.first(where: { !othersOwn.contains($0.name) }) else {
+            let others = triggers.isEmpty ? "" : " (only other devices' data-ready triggers: \(triggers.map(\.name).joined(separator: ", ")))"
+            throw Unavailable(reason: "\(device.id) (\(device.name)) has no trigger and none exists to assign\(others)")
         }
         let set = iio_device_set_trigger(device.pointer, trigger.pointer)
         guard set >= 0 else {
             throw Unavailable(reason: "cannot assign trigger \(trigger.name) to \(device.id): \(IIOContext.describe(errno: -set))")
         }
         logger.info("\(device.id) (\(device.name)): assigned trigger \(trigger.name)")
+    }
+
+    /// The name a driver gives its own data-ready trigger: "iio:device3" named "bmi160" → "bmi160-dev3".
+    static func dataReadyTrigger(of device: IIODeviceHandle) -> String {
+        "\(device.name)-dev\(device.id.dropFirst("iio:device".count))"
     }
 
     /// Makes the kernel queue deep enough to sleep through and wake poll() at every scan.

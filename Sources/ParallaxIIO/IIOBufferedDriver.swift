@@ -1,12 +1,16 @@
 import CIIO
+import CLinux
 import Glibc
 import Logging
 import ParallaxMotion
 
-/// Reads an accelerometer (and a gyroscope on the same device) through the kernel's IIO buffer:
-/// the device samples on its own trigger and the kernel queues scans, each with its own
-/// timestamp, in /dev/iio:deviceN. Versus polling: no missed or doubled samples, one read per
-/// batch instead of six sysfs reads per sample, and sample times taken when the sensor measured.
+/// Reads an accelerometer and a gyroscope through the kernel's IIO buffers: each device samples
+/// on its own trigger and the kernel queues scans, each with its own timestamp, in
+/// /dev/iio:deviceN. One buffer for a combined IMU, one per device for a HID sensor hub's
+/// `accel_3d` and `gyro_3d`, merged in time order (docs/sensors.md "Split devices"). Versus
+/// polling: no missed or doubled samples, one read per batch instead of six sysfs reads per
+/// sample (on a HID hub each is a round trip to the hub's firmware), and sample times taken
+/// when the sensor measured.
 ///
 /// Open with `IIOBufferedDriver.open`, which says why when buffered capture is not possible so
 /// that the caller can poll instead (docs/sensors.md).
@@ -15,47 +19,30 @@ public final class IIOBufferedDriver: SensorDriver {
     /// bounds the batch, not the latency (a refill returns as soon as one scan is queued).
     public static let scansPerRefill = 16
     /// Scans the kernel queues for us (buffer/length): at 200 Hz, 1.28 s. libiio sets 4 × 16,
-    /// too little for a capture thread that sleeps between frames (SamplePacing.swift).
+    /// too little for a capture thread that sleeps between frames (SamplePacing.swift); a HID
+    /// hub's buffer starts at 2 and silently drops what does not fit.
     public static let kernelQueueScans = 256
-    /// A device that delivers nothing for this long (ns) counts as lost, so that the supervisor
-    /// reopens it (and polls if the buffer still stays silent).
+    /// A capture none of whose devices delivers anything for this long (ns) counts as lost, so
+    /// that the supervisor reopens it (and polls if the buffer still stays silent). Never at
+    /// rest: a hub told to report only real changes is silent by design then.
     public static let stallLimit: Int64 = 2_000_000_000
     /// How long to wait for data in one poll() (ms): bounds how late `shouldStop` is noticed.
     static let pollSliceMilliseconds: Int32 = 50
 
     public let sensors: [SensorDescription]
-    /// The kernel buffer (it keeps the libiio context alive).
-    let buffer: IIOBuffer
-    private let layout: ScanLayout
-    private let accel: TriAxis
-    private let gyro: TriAxis?
-    /// Expected time between scans (ns): the rate the device runs at now.
-    var period: Int64
-    var times: ScanTimes
-    var forecast: ScanForecast
-    /// The device, its full rate (Hz) and, while the device rests, the rest pace
-    /// (IIOBufferedDriver+Rest.swift).
-    let device: IIODeviceHandle
-    let activeRate: Double
+    /// One stream per device buffer: one for a combined IMU or an accelerometer alone, two for
+    /// a HID hub's separate accelerometer and gyroscope (DeviceStream.swift).
+    let streams: [DeviceStream]
+    /// The streams' samples in time order (SampleMerger.swift); lane i is `streams[i]`.
+    var merger: SampleMerger
+    /// An epoll descriptor over every stream's buffer: readable when any of them is, so that
+    /// the capture thread waits on one descriptor whatever the number of devices.
+    let readiness: Int32
+    /// While the devices rest, the pace they rest at (IIOBufferedDriver+Rest.swift), and
+    /// whether a hub reported a change since.
     var restPace: RestPace?
-    /// Where the device's rate is set, and each place's rate at open (Hz).
-    let samplingRate: SamplingRate?
-    let activeRates: [Double?]
+    var motionReported = false
     let logger: Logger
-
-    /// Refilled bytes not yet decoded (a partial scan from a short read waits here).
-    private let staging: ScanStaging
-    /// Decoded scans of the current refill, and the samples made from them; capacity reserved once.
-    private var raws: [ScanLayout.Raw] = []
-    var pending: [Sample] = []
-    var nextPending = 0
-    private var lastData: Int64
-    /// Scans the kernel buffer holds, and whether it wakes poll() at every scan (watermark 1).
-    private var queueScans = IIOBufferedDriver.scansPerRefill * 4
-    private(set) var wakesPerScan = false
-    /// When the last refill read, and whether it had to wait for the scans it got.
-    private var lastReadTime: Int64 = 0
-    private var lastRefillWaited = false
     /// Time of the sample `nextSample` / `takeQueued` last returned.
     private var lastReturned: Int64 = 0
 
@@ -67,26 +54,30 @@ public final class IIOBufferedDriver: SensorDriver {
         public var description: String { reason }
     }
 
-    /// Opens buffered capture, or says why not. `firstDataTimeout` (ns): the buffer must deliver
-    /// its first scan within it (a device whose trigger never fires delivers nothing).
+    /// Opens buffered capture, or says why not. `firstDataTimeout` (ns): every device's buffer
+    /// must deliver its first scan within it (a device whose trigger never fires delivers nothing).
     public static func open(settings: IIOSettings, firstDataTimeout: Int64, logger: Logger,
                             shouldStop: () -> Bool = { false }) -> Result<IIOBufferedDriver, Unavailable> {
         do throws(Unavailable) {
             let driver = try IIOBufferedDriver(settings: settings, logger: logger)
             let deadline = MonotonicClock.now() + firstDataTimeout
-            while driver.pending.count == driver.nextPending {
+            var silent = Set(driver.streams.indices)
+            while !silent.isEmpty {
                 if MonotonicClock.now() >= deadline || shouldStop() {
                     driver.close()
-                    return .failure(Unavailable(reason: "no buffered data within \(firstDataTimeout / 1_000_000) ms (is the trigger running?)"))
+                    let names = silent.sorted().map { driver.streams[$0].device.id }.joined(separator: ", ")
+                    return .failure(Unavailable(reason: "no buffered data within \(firstDataTimeout / 1_000_000) ms from \(names) (is the trigger running?)"))
                 }
                 do {
-                    _ = try driver.refill(timeoutMilliseconds: pollSliceMilliseconds)
+                    _ = driver.wait(milliseconds: pollSliceMilliseconds)
+                    for i in silent where try driver.refill(lane: i, waited: false) > 0 { silent.remove(i) }
                 } catch {
                     driver.close()
                     return .failure(Unavailable(reason: "the buffer failed before its first scan: \(error.message)"))
                 }
             }
-            driver.lastData = MonotonicClock.now()
+            let now = MonotonicClock.now()
+            for stream in driver.streams { stream.lastData = now }
             return .success(driver)
         } catch {
             return .failure(error)
@@ -104,185 +95,155 @@ public final class IIOBufferedDriver: SensorDriver {
         let isLocal = settings.uri == "local:"
         let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)
         guard let accelChannels = found.accel else { throw Unavailable(reason: "no accelerometer", nothingToCapture: true) }
-        let device = accelChannels.device
-        if let g = found.gyro, g.device.id != device.id {
-            // One buffer per device with two clocks to merge is not worth it here: poll split devices.
-            throw Unavailable(reason: "accelerometer (\(device.id)) and gyroscope (\(g.device.id)) are separate devices")
-        }
-        let scanned = accelChannels.axes + (found.gyro?.axes ?? [])
-        guard scanned.allSatisfy({ iio_channel_is_scan_element($0.pointer) }) else {
-            throw Unavailable(reason: "\(device.id) (\(device.name)) has no scan elements for its motion channels")
-        }
-        let timestampChannel = device.channels.first { $0.id == "timestamp" && iio_channel_is_scan_element($0.pointer) }
 
-        try Self.ensureTrigger(device, context: context, logger: logger)
-
-        let pollRate = max(1, settings.pollRate)
-        let rate = IIODiscovery.ensureRate(device, atLeast: pollRate, wanted: pollRate, logger: logger) ?? pollRate
-        let period = Int64(1e9 / max(1, rate))
-        self.period = period
-        self.device = device
-        activeRate = rate
-        forecast = ScanForecast(period: period)
-
+        // Mount matrices first: the gyroscope's frame follows the accelerometer's.
         let lookup = MountMatrixLookup(logger: logger)
-        var descriptions: [SensorDescription] = []
-        func mount(_ channels: IIODiscovery.Channels, _ kind: SensorKind) throws(Unavailable) -> TriAxis {
+        var resolved: [(kind: SensorKind, channels: IIODiscovery.Channels, axis: TriAxis, matrix: MountMatrix, source: String, frame: SensorFrame, notes: [String])] = []
+        for (kind, channels) in [(SensorKind.accelerometer, accelChannels)] + (found.gyro.map { [(SensorKind.gyroscope, $0)] } ?? []) {
             let (matrix, source, frame, notes) = lookup.resolve(
                 kind: kind, channels: channels, settings: settings, isLocal: isLocal,
-                accelerometer: descriptions.first.map { ($0.frame, device.id) })
+                accelerometer: resolved.first.map { ($0.frame, accelChannels.device.id) })
             do {
                 let axis = try TriAxis(kind: kind, channels: channels, matrix: matrix)
-                descriptions.append(SensorDescription(kind: kind, device: device.name,
-                                                      location: isLocal ? device.id : "\(settings.uri) \(device.id)",
-                                                      rate: rate, mountMatrix: matrix, mountMatrixSource: source,
-                                                      frame: frame, notes: notes))
-                logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(matrix.text) from \(source), buffered at \(rate) Hz")
-                return axis
+                resolved.append((kind, channels, axis, matrix, source, frame, notes))
             } catch {
                 throw Unavailable(reason: error.message)
             }
         }
-        samplingRate = SamplingRate(device: device, types: [accelChannels.axes[0]] + (found.gyro.map { [$0.axes[0]] } ?? []))
-        activeRates = samplingRate?.current ?? []
-        accel = try mount(accelChannels, .accelerometer)
-        gyro = try found.gyro.map { (g) throws(Unavailable) in try mount(g, .gyroscope) }
-        sensors = descriptions
-
-        for channel in scanned { iio_channel_enable(channel.pointer) }
-        if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
-        let buffer: IIOBuffer
-        do throws(IIOBufferError) {
-            buffer = try IIOBuffer(device: device, context: context, scans: Self.scansPerRefill)
-        } catch {
-            switch error {
-            case .cannotCreate(let err):
-                throw Unavailable(reason: Self.explainCreateFailure(errno: err, deviceID: device.id, deviceName: device.name))
-            case .cannotPoll(let err):
-                throw Unavailable(reason: "the buffer of \(device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
-            }
+        func sensor(_ kind: SensorKind, on device: IIODeviceHandle) -> DeviceStream.Sensor? {
+            resolved.first { $0.kind == kind && $0.channels.device.id == device.id }.map { DeviceStream.Sensor(channels: $0.channels, axis: $0.axis) }
         }
-        self.buffer = buffer
-        (queueScans, wakesPerScan) = try Self.configureKernelQueue(device, logger: logger)
 
-        // Where each channel sits in a scan: libiio knows the alignment rules.
-        func field(_ channel: IIOChannelHandle) throws(Unavailable) -> ScanField {
-            let format = iio_channel_get_data_format(channel.pointer).pointee
-            let offset = buffer.offset(of: channel) ?? -1
-            let f = ScanField(offset: offset, bytes: Int(format.length) / 8, bits: Int(format.bits),
-                              shift: Int(format.shift), isSigned: format.is_signed, isBigEndian: format.is_be)
-            guard f.isValid, offset >= 0, format.repeat <= 1 else {
-                throw Unavailable(reason: "\(device.id) \(channel.id): unsupported scan type (\(format.length) bits of storage, \(format.bits) used, shift \(format.shift))")
-            }
-            return f
+        // One stream per device: the accelerometer's (with the gyroscope when it is on the same
+        // device), then the gyroscope's own device. Merged streams share the monotonic clock.
+        var devices = [accelChannels.device]
+        if let g = found.gyro, g.device.id != accelChannels.device.id { devices.append(g.device) }
+        var streams: [DeviceStream] = []
+        for device in devices {
+            streams.append(try DeviceStream(
+                device: device, context: context, accel: sensor(.accelerometer, on: device), gyro: sensor(.gyroscope, on: device),
+                pollRate: settings.pollRate, monotonicClock: devices.count > 1, logger: logger))
         }
-        var accelFields: [ScanField] = []
-        for c in accelChannels.axes { accelFields.append(try field(c)) }
-        var gyroFields: [ScanField]?
-        if let g = found.gyro {
-            var fields: [ScanField] = []
-            for c in g.axes { fields.append(try field(c)) }
-            gyroFields = fields
-        }
-        let timestampField = try timestampChannel.map { (c) throws(Unavailable) in try field(c) }
-        layout = ScanLayout(accel: accelFields, gyro: gyroFields, timestamp: timestampField, step: buffer.step)
+        self.streams = streams
+        merger = SampleMerger(periods: streams.map(\.period))
 
-        times = ScanTimes(source: ScanTimes.source(of: device, hasChannel: timestampField != nil), period: period)
-        staging = ScanStaging(layout: layout, scans: Self.scansPerRefill)
-        raws.reserveCapacity(Self.scansPerRefill + 1)
-        pending.reserveCapacity(Self.scansPerRefill + 1)
-        lastData = MonotonicClock.now()
-        logger.info("\(device.id) (\(device.name)): \(layout.step)-byte scans, sample times from \(times.description)")
+        sensors = resolved.map { r in
+            let device = r.channels.device
+            let rate = streams.first { $0.device.id == device.id }?.activeRate ?? settings.pollRate
+            logger.info("\(r.kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), buffered at \(FixedRate(rate)) Hz")
+            return SensorDescription(kind: r.kind, device: device.name, location: isLocal ? device.id : "\(settings.uri) \(device.id)",
+                                     rate: rate, mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes)
+        }
+        if found.gyro == nil {
+            logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")
+        }
+
+        readiness = plx_epoll_create()
+        guard readiness >= 0 else { throw Unavailable(reason: "cannot create an epoll descriptor: \(String(cString: strerror(errno)))") }
+        for (i, stream) in streams.enumerated() where plx_epoll_add(readiness, stream.buffer.pollFD, PLX_EPOLLIN, UInt64(i)) < 0 {
+            let err = errno
+            Glibc.close(readiness)
+            throw Unavailable(reason: "the buffer of \(stream.device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
+        }
     }
+
+    deinit { Glibc.close(readiness) }
 
     public func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
-        // Without a watermark of 1, poll() reports the buffer only once libiio's 16 scans are
-        // queued: look every half period instead, so a scan waits at most that long.
-        let slice = wakesPerScan ? Self.pollSliceMilliseconds : Int32(clamping: max(1, period / 2_000_000))
-        while nextPending == pending.count {
+        while true {
+            if let sample = takeReady() { return sample }
             if shouldStop() { return nil }
-            if try refill(timeoutMilliseconds: slice) == 0 { try checkStall() }
+            // Without a watermark of 1, poll() reports a buffer only once libiio's 16 scans are
+            // queued: look every half period instead, so a scan waits at most that long. A
+            // sample held for another stream goes at its release time at the latest.
+            var slice = streams.allSatisfy(\.wakesPerScan)
+                ? Self.pollSliceMilliseconds
+                : Int32(clamping: max(1, (streams.map(\.period).min() ?? 0) / 2_000_000))
+            let start = MonotonicClock.now()
+            if let release = merger.releaseTime() {
+                slice = min(slice, Int32(clamping: max(0, release.saturatingSubtracting(start) + 999_999) / 1_000_000))
+            }
+            let ready = wait(milliseconds: slice)
+            // Blocked in poll() for more than a wake-up's noise: these scans were waited for.
+            let waited = ready && MonotonicClock.now() - start > 100_000
+            if try refillAll(waited: waited) == 0 && merger.count == 0 { try checkStall() }
         }
-        return takePending()
     }
 
-    private func takePending() -> Sample {
-        defer { nextPending += 1 }
-        let sample = pending[nextPending]
+    /// The next merged sample that may go now, its stream told it was taken.
+    func takeReady() -> Sample? { takeReadyFromLane()?.sample }
+
+    /// The same with the lane (stream) it came from.
+    func takeReadyFromLane() -> (sample: Sample, lane: Int)? {
+        guard let (sample, lane) = merger.next(now: MonotonicClock.now()) else { return nil }
+        streams[lane].sampleTaken(at: sample.t)
         lastReturned = sample.t
-        forecast.sampleTaken(at: sample.t, waited: lastRefillWaited, readTime: lastReadTime)
-        return sample
+        return (sample, lane)
+    }
+
+    /// Waits up to `milliseconds` for any stream's buffer to be readable; true when one is.
+    func wait(milliseconds: Int32) -> Bool {
+        var fds = pollfd(fd: readiness, events: Int16(POLLIN), revents: 0)
+        return poll(&fds, 1, milliseconds) > 0
+    }
+
+    /// Reads every stream's queued scans into the merger; how many samples that made.
+    @discardableResult
+    func refillAll(waited: Bool) throws(SensorError) -> Int {
+        var count = 0
+        for i in streams.indices { count += try refill(lane: i, waited: waited) }
+        return count
+    }
+
+    func refill(lane: Int, waited: Bool) throws(SensorError) -> Int {
+        try streams[lane].refill(waited: waited) { merger.push($0, lane: lane) }
     }
 
     private func checkStall() throws(SensorError) {
-        if MonotonicClock.now() - lastData > Self.stallLimit {
+        guard restPace == nil else { return }
+        let newest = streams.map(\.lastData).max() ?? 0
+        if MonotonicClock.now() - newest > Self.stallLimit {
             throw SensorError(.lost, "the buffer delivered nothing for \(Self.stallLimit / 1_000_000_000) s")
         }
     }
 
-    public func close() { buffer.close() }
-
-    /// Waits up to `timeoutMilliseconds` for scans, reads them and queues their samples.
-    /// Returns how many samples were queued.
-    func refill(timeoutMilliseconds: Int32) throws(SensorError) -> Int {
-        guard buffer.isOpen else { throw SensorError(.lost, "the buffer is closed") }
-        var fds = pollfd(fd: buffer.pollFD, events: Int16(POLLIN), revents: 0)
-        let pollStart = timeoutMilliseconds > 0 ? MonotonicClock.now() : 0
-        let ready = poll(&fds, 1, timeoutMilliseconds)
-        if ready < 0 && errno != EINTR { throw SensorError(.lost, "poll on the buffer failed: \(IIOContext.describe(errno: errno))") }
-        // A watermark above 1 hides fewer scans from poll(): read whatever is there anyway.
-        guard ready > 0 || (!wakesPerScan && ready == 0) else { return 0 }
-        let n = buffer.refill()
-        guard n > 0 else {
-            // Nothing read while poll() reported a hang-up or error: the device is gone (a loop
-            // here would spin until the stall limit).
-            if fds.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
-                throw SensorError(.lost, "the buffer was closed by the device")
-            }
-            if n == 0 || n == -Int(EAGAIN) || n == -Int(EINTR) { return 0 }
-            throw SensorError(.lost, "reading the buffer failed: \(IIOContext.describe(errno: Int32(-n)))")
-        }
-        let readTime = MonotonicClock.now()
-        lastData = readTime
-        lastReadTime = readTime
-        // Blocked in poll() for more than a wake-up's noise: these scans were waited for.
-        lastRefillWaited = timeoutMilliseconds > 0 && readTime - pollStart > 100_000
-        guard let data = buffer.start else { return 0 }
-        staging.decode(data, count: n, into: &raws)
-        pending.removeAll(keepingCapacity: true)
-        nextPending = 0
-        let previousNewest = times.newest
-        times.assign(raws, readTime: readTime) { t, raw in
-            let a = accel.deviceFrame(Double(raw.accel.0), Double(raw.accel.1), Double(raw.accel.2))
-            let g = raw.gyro.flatMap { r in gyro?.deviceFrame(Double(r.0), Double(r.1), Double(r.2)) }
-            pending.append(Sample(t: t, accel: a.isFinite ? a : nil, gyro: g.flatMap { $0.isFinite ? $0 : nil }))
-        }
-        if let newest = pending.last?.t {
-            forecast.learn(previousNewest: previousNewest, newest: newest, count: pending.count)
-        }
-        return pending.count
+    public func close() {
+        for stream in streams { stream.close() }
     }
 }
 
 extension IIOBufferedDriver: QueuedSampleSource {
-    /// Half the kernel queue, at most half a second: the rest is margin for a late wake-up.
-    public var queueSpan: Int64 { min(Int64(queueScans / 2) * forecast.scanPeriod, 500_000_000) }
+    /// The shortest of the streams' spans: the first queue to fill decides.
+    public var queueSpan: Int64 { streams.map(\.queueSpan).min() ?? 0 }
 
     public var lastSampleArrival: Int64 { lastReturned }
 
     public var hasEnded: Bool { false }
 
+    /// When the first merged sample at or after `time` may go: for each stream, its first sample
+    /// from `time` on, once every other stream has delivered the sample after which it cannot
+    /// come earlier (SampleMerger: half a period after its newest); the soonest of those.
     public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
-        forecast.expectedArrival(ofSampleAt: time, newest: times.newest)
+        guard streams.count > 1 else { return streams.first?.expectedArrival(ofSampleAt: time) ?? time }
+        var soonest = Int64.max
+        for (i, stream) in streams.enumerated() {
+            let own = stream.expectedArrival(ofSampleAt: time)
+            var release = own
+            for (j, other) in streams.enumerated() where j != i {
+                let passed = own.saturatingSubtracting(SampleMerger.spacing(forPeriod: other.period))
+                release = max(release, other.expectedArrival(ofSampleAt: passed))
+            }
+            soonest = min(soonest, release)
+        }
+        return soonest
     }
 
     public func takeQueued() throws(SensorError) -> Sample? {
-        if nextPending == pending.count {
-            guard try refill(timeoutMilliseconds: 0) > 0 else {
-                try checkStall()
-                return nil
-            }
+        if let sample = takeReady() { return sample }
+        if try refillAll(waited: false) == 0 && merger.count == 0 {
+            try checkStall()
+            return nil
         }
-        return takePending()
+        return takeReady()
     }
 }

@@ -108,4 +108,15 @@ public protocol RestingSource: AnyObject {
     var restWakeup: RestWakeup { get }
     /// The next sample readable now, or nil; never blocks. Throws when the sensors are lost.
     func takeResting() throws(SensorError) -> Sample?
+    /// The source itself saw the device move among the samples `takeResting` handed over: a HID
+    /// hub at rest reports only a change beyond its sensitivity, so its report is the motion,
+    /// even when the capture thread's gate (which compares with the still mean, not with the
+    /// hub's last report) is on the fence. Without it the next report would come a rest
+    /// interval later (160 ms).
+    var reportedMotion: Bool { get }
+}
+
+extension RestingSource {
+    /// Sources that keep sampling at rest leave motion to the gate.
+    public var reportedMotion: Bool { false }
 }

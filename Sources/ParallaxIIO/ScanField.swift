@@ -71,10 +71,11 @@ struct ScanField: Sendable, Equatable {
     }
 }
 
-/// The fields of one scan the buffered driver reads: three accelerometer axes, optionally three
-/// gyroscope axes and the kernel timestamp, and the distance between scans.
+/// The fields of one scan of one device's buffer: three accelerometer axes and/or three
+/// gyroscope axes (a HID hub has them on separate devices), optionally the kernel timestamp,
+/// and the distance between scans.
 struct ScanLayout: Sendable, Equatable {
-    var accel: [ScanField]
+    var accel: [ScanField]?
     var gyro: [ScanField]?
     var timestamp: ScanField?
     /// Bytes from one scan to the next (libiio's iio_buffer_step).
@@ -82,12 +83,12 @@ struct ScanLayout: Sendable, Equatable {
 
     /// One decoded scan: raw integers, before scale, offset and mount matrix.
     struct Raw: Equatable {
-        var accel: (Int64, Int64, Int64)
+        var accel: (Int64, Int64, Int64)?
         var gyro: (Int64, Int64, Int64)?
         var timestamp: Int64?
 
         static func == (a: Raw, b: Raw) -> Bool {
-            a.accel == b.accel && a.timestamp == b.timestamp && a.gyro.map { [$0.0, $0.1, $0.2] } == b.gyro.map { [$0.0, $0.1, $0.2] }
+            a.accel.map { [$0.0, $0.1, $0.2] } == b.accel.map { [$0.0, $0.1, $0.2] } && a.timestamp == b.timestamp && a.gyro.map { [$0.0, $0.1, $0.2] } == b.gyro.map { [$0.0, $0.1, $0.2] }
         }
     }
 
@@ -99,7 +100,7 @@ struct ScanLayout: Sendable, Equatable {
         let count = bytes.count / step
         for i in 0..<count {
             let scan = start + i * step
-            let a = (accel[0].value(in: scan), accel[1].value(in: scan), accel[2].value(in: scan))
+            let a = accel.map { ($0[0].value(in: scan), $0[1].value(in: scan), $0[2].value(in: scan)) }
             let g = gyro.map { ($0[0].value(in: scan), $0[1].value(in: scan), $0[2].value(in: scan)) }
             body(Raw(accel: a, gyro: g, timestamp: timestamp?.value(in: scan)))
         }

@@ -73,14 +73,18 @@ extension SensorCapture {
         var lastLoopWake = MonotonicClock.now()
         var lastLook = lastLoopWake
         var moved = false
+        // Samples queued for the loop since it was last woken: only they need a drain. A source
+        // that sends nothing at rest (a hub) then leaves this thread asleep with no deadline.
+        var kept = false
         while true {
             // Everything readable now; the queue the source kept while slowing down comes first.
             let failure = slot.withLock { s -> SensorError? in
                 if let failure = s.failure { return failure }
                 do throws(SensorError) {
                     while let sample = try source.takeResting() {
-                        if gate.observe(sample) { moved = true }
+                        if gate.observe(sample) || source.reportedMotion { moved = true }
                         post(.sample(sample), wakingLoop: false)
+                        kept = true
                     }
                 } catch {
                     return error
@@ -108,13 +112,17 @@ extension SensorCapture {
                 serial = renewed.serial
                 post(.resting(pace, order: serial), wakingLoop: false)
             }
-            if now - lastLoopWake >= order.drainInterval {
+            if !kept {
+                lastLoopWake = now
+            } else if now - lastLoopWake >= order.drainInterval {
                 nudgeLoop()
                 lastLoopWake = now
+                kept = false
             }
             let wakeup = source.restWakeup
             let paced = wakeup.due == .max ? lastLook + pace.lookInterval : max(wakeup.due, lastLook + pace.lookInterval)
-            let deadline = min(lastLoopWake + order.drainInterval, wakeup.descriptor >= 0 ? wakeup.due : paced)
+            let drain = kept ? lastLoopWake + order.drainInterval : Int64.max
+            let deadline = min(drain, wakeup.descriptor >= 0 ? wakeup.due : paced)
             guard let wakeFD else { return leaveRest(source, failure: nil) }
             let ready = plx_wait_either_until(wakeup.descriptor, wakeFD.rawValue, deadline)
             if ready < 0 {

@@ -44,6 +44,19 @@ struct ScanDecodingTests {
         #expect(dirty.withUnsafeBytes { field.value(in: $0.baseAddress!) } == -7)
     }
 
+    @Test func hidHubChannelsKeepSixteenBitsOfThirtyTwo() throws {
+        // hid-sensor-accel-3d / gyro-3d: `le:s16/32>>0`, 16 real bits in 32 storage bits whose
+        // upper half holds other bytes of the report. Masked to 16 bits and sign-extended from
+        // bit 15, whatever the upper half holds.
+        let field = try #require(ScanField(type: "le:s16/32>>0", offset: 0))
+        #expect(field.bytes == 4 && field.bits == 16)
+        for (value, junk) in [(Int64(-981), UInt32(0xA5A5)), (981, 0xFFFF), (-32768, 0x0001), (32767, 0x8000), (-1, 0x7FFF), (0, 0xFFFF)] {
+            let word = UInt32(truncatingIfNeeded: value) & 0xFFFF | junk << 16
+            let bytes = (0..<4).map { UInt8(truncatingIfNeeded: word >> UInt32(8 * $0)) }
+            #expect(bytes.withUnsafeBytes { field.value(in: $0.baseAddress!) } == value, "\(value) with junk \(junk)")
+        }
+    }
+
     @Test(arguments: ["", "le", "xe:s16/16>>0", "le:q16/16>>0", "le:s16", "le:s16/12>>0", "le:s12/16>>8",
                       "le:s16/24>>0", "le:s16/16X2>>0",
                       // Sizes no kernel writes, at the edges of Int: refused, not overflowed.
@@ -70,7 +83,7 @@ struct ScanDecodingTests {
             let raw = ScanLayout.Raw(accel: (k * 1000 - 2000, -k, 32767 - k), gyro: (-32768 + k, k * 7, -k * 300),
                                      timestamp: 5_000_000_000 + k * 5_000_000)
             expected.append(raw)
-            var scan = Self.encode(raw.accel.0, accel[0]) + Self.encode(raw.accel.1, accel[1]) + Self.encode(raw.accel.2, accel[2])
+            var scan = Self.encode(raw.accel!.0, accel[0]) + Self.encode(raw.accel!.1, accel[1]) + Self.encode(raw.accel!.2, accel[2])
             scan += Self.encode(raw.gyro!.0, gyro[0]) + Self.encode(raw.gyro!.1, gyro[1]) + Self.encode(raw.gyro!.2, gyro[2])
             scan += [0, 0, 0, 0] + Self.encode(raw.timestamp!, stamp)
             bytes += scan

@@ -39,6 +39,36 @@ def rocking_trace(path, seconds=10.0, rate_hz=200.0, amplitude_deg=20.0, period_
     return 'replay:' + path
 
 
+# How long the daemon gets to log what a test waits for, e.g. enabling a buffer after READY=1 (s).
+LOG_TIMEOUT = 10.0
+# How long the daemon gets to come to rest (RestAfter=2 s, plus start-up re-centring) (s).
+REST_TIMEOUT = 20.0
+
+
+def wait_log(daemon, text, timeout=LOG_TIMEOUT):
+    """Waits until the daemon's log contains `text` (or it died); whether it does."""
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in daemon.stderr_text():
+            return True
+        if not daemon.alive():
+            break
+        time.sleep(0.02)
+    return text in daemon.stderr_text()
+
+
+def wait_resting(client, want=True, timeout=REST_TIMEOUT):
+    """Polls `status` until `resting` is `want` (docs/power.md); the last status."""
+    import time
+    deadline = time.monotonic() + timeout
+    while True:
+        status = client.status()
+        if status.get('resting') is want or time.monotonic() > deadline:
+            return status
+        time.sleep(0.1)
+
+
 def describe(client, n=8):
     """The last frames and other lines, for assertion messages."""
     frames = ['(%.3f, %.3f)' % (o['x'], o['y']) for o in client.offsets()[-n:]]

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import plx
-from helpers import SIGN_THRESHOLD, context_switches, describe, tilt_x
+from helpers import SIGN_THRESHOLD, context_switches, describe, tilt_x, wait_resting
 
 # The rates a BMI160's accelerometer offers (Hz), and the one it runs at here.
 BMI160_RATES = '0.78125 1.5625 3.125 6.25 12.5 25 50 100 200 400 800 1600'
@@ -21,8 +21,6 @@ ACTIVE_RATE = 200.0
 REST_RATE = 6.25
 # Raw steps of noise on every channel of every scan (a still sensor).
 NOISE_LSB = 3
-# How long the daemon gets to come to rest (RestAfter=2 s, plus start-up re-centring).
-REST_TIMEOUT = 20.0
 # Wake-ups per second of all the daemon's threads at rest that this test accepts: the benchmark
 # measures ≈ 7; at full rate the same load costs 60 or more, so 20 tells the two apart on a
 # loaded machine.
@@ -43,16 +41,6 @@ def start_resting_imu(start_daemon, testbed, feeders, **daemon_kw):
     feeder.start()
     feeders.append(feeder)
     return start_daemon(**daemon_kw), dev, feeder
-
-
-def wait_resting(client, want=True, timeout=REST_TIMEOUT):
-    """Polls `status` until `resting` is `want`; the last status."""
-    deadline = time.monotonic() + timeout
-    while True:
-        status = client.status()
-        if status.get('resting') is want or time.monotonic() > deadline:
-            return status
-        time.sleep(0.1)
 
 
 def rate_of(testbed, dev):

@@ -36,7 +36,7 @@ int plx_wait_readable_until(int fd, int64_t deadline_ns);
 
 /// Waits until `fd` or `other_fd` is readable or the monotonic clock reaches `deadline_ns`; a
 /// negative fd is not watched. Returns 0 at the deadline, -1 on error, else a mask: 1 when `fd`
-/// is readable (or hung up), 2 when `other_fd` is.
+/// is readable (or hung up), 2 when `other_fd` is. A deadline of INT64_MAX waits without one.
 int plx_wait_either_until(int fd, int other_fd, int64_t deadline_ns);
 
 /// Names the calling thread (at most 15 bytes), as `top -H` and /proc/PID/task/TID/comm show it.

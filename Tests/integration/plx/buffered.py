@@ -22,14 +22,16 @@ def parse_scan_type(text):
     return endian == 'be', sign in 'sS', int(bits), int(storage), int(shift or 0)
 
 
-def encode_scan_value(value, scan_type):
+def encode_scan_value(value, scan_type, junk=0):
     """One channel's bytes as the kernel stores them: value masked to `bits`, shifted left by
-    `shift`, in `storage` bits of the given endianness."""
+    `shift`, in `storage` bits of the given endianness. `junk` fills the storage bits above the
+    value (a HID hub's `le:s16/32>>0` carries other bytes of its report there)."""
     big_endian, signed, bits, storage, shift = parse_scan_type(scan_type)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if not lo <= value <= hi:
         raise HarnessError('%d does not fit %s' % (value, scan_type))
     word = (value & ((1 << bits) - 1)) << shift
+    word |= (junk << (bits + shift)) & ((1 << storage) - 1)
     return word.to_bytes(storage // 8, 'big' if big_endian else 'little')
 
 
@@ -45,8 +47,12 @@ class BufferedIIODevice(IIODevice):
 
     def __init__(self, name, index=0, *, accel_type='le:s16/16>>0', gyro_type='le:s16/16>>0',
                  timestamp=True, timestamp_clock='monotonic', trigger_name='', current_trigger='',
-                 trigger_index=None, trigger_dir=True, unsigned_bias=None, **kw):
+                 trigger_index=None, trigger_dir=True, unsigned_bias=None, upper_junk=0, hysteresis=None, **kw):
         self.scan_types = {ACCEL: accel_type, GYRO: gyro_type}
+        # Bits stored above each value (upper_junk), and the hub's change sensitivity per type
+        # (hysteresis: {kind: value} → in_<kind>_hysteresis, in processed units; None: none).
+        self.upper_junk = upper_junk
+        self.hysteresis = dict(hysteresis or {})
         for kind in (ACCEL, GYRO):
             if not parse_scan_type(self.scan_types[kind])[1] and unsigned_bias is not None:
                 kw.setdefault('%s_offset' % ('accel' if kind == ACCEL else 'gyro'), -unsigned_bias)
@@ -82,6 +88,8 @@ class BufferedIIODevice(IIODevice):
             attrs['trigger/current_trigger'] = self.current_trigger
         if self.timestamp_clock is not None:
             attrs['current_timestamp_clock'] = self.timestamp_clock
+        for kind, value in self.hysteresis.items():
+            attrs['in_%s_hysteresis' % kind] = '%f' % value
         return attrs
 
     def to_umockdev(self):
@@ -94,6 +102,41 @@ class BufferedIIODevice(IIODevice):
 def buffered_bmi160(index=0, **kw):
     """A bmi160 with its data-ready trigger 'bmi160-devN' and 16-bit little-endian scans."""
     return BufferedIIODevice('bmi160', index, **kw)
+
+
+# What hid-sensor-accel-3d / hid-sensor-gyro-3d show on Linux 6.1 (docs/sensors.md "Split
+# devices"): 16 real bits in 32 storage bits with other report bytes above them, a realtime
+# timestamp clock, a per-type report rate with no list of offered rates, a change sensitivity.
+HID_SCAN_TYPE = 'le:s16/32>>0'
+HID_UPPER_JUNK = 0xA55A
+HID_DEFAULT_RATE = 10.0
+
+
+def _hid_buffered(name, index, kind, usage, **kw):
+    from .devices import HID_PARENT
+    kw.setdefault('sysfs_path', '%s/HID-SENSOR-%s.%d.auto/iio:device%d' % (HID_PARENT, usage, index, index))
+    kw.setdefault('sampling_frequency', HID_DEFAULT_RATE)
+    kw.setdefault('sampling_frequency_attr', 'in_%s_sampling_frequency' % kind)
+    kw.setdefault('sampling_frequency_available', None)
+    kw.setdefault('timestamp_clock', 'realtime')
+    kw.setdefault('upper_junk', HID_UPPER_JUNK)
+    kw.setdefault('hysteresis', {kind: 0.0})
+    kw.setdefault('%s_type' % ('accel' if kind == ACCEL else 'gyro'), HID_SCAN_TYPE)
+    kw.setdefault('raw_bits', 16)
+    return BufferedIIODevice(name, index, accel=kind == ACCEL, gyro=kind == GYRO, **kw)
+
+
+def buffered_hid_accel_3d(index=0, **kw):
+    """A HID sensor hub accelerometer (accel_3d) with its own trigger 'accel_3d-devN' (raw in
+    0.01 m/s² here)."""
+    kw.setdefault('accel_scale', 0.01)
+    return _hid_buffered('accel_3d', index, ACCEL, '200073', **kw)
+
+
+def buffered_hid_gyro_3d(index=1, **kw):
+    """A HID sensor hub gyroscope (gyro_3d) with its own trigger 'gyro_3d-devN' (raw in 0.001 rad/s)."""
+    kw.setdefault('gyro_scale', 0.001)
+    return _hid_buffered('gyro_3d', index, GYRO, '200076', **kw)
 
 
 class ScanFeeder:
@@ -110,19 +153,31 @@ class ScanFeeder:
     poll() readable only once a watermark's worth is queued (a PTY has no watermark of its own).
     noise_lsb adds uniform noise of ± that many raw steps to every channel of every scan, a
     still device as sensors report one. `rates` logs (time.monotonic_ns(), rate, watermark)
-    whenever they change."""
+    whenever they change.
+
+    hub=True makes it a HID sensor hub (implies follow_device): at each report interval it
+    sends a scan only when some channel changed by more than the device's
+    `in_<type>_hysteresis` (processed units: raw steps × scale) since the last scan it sent
+    (0: every interval), so a still device with its sensitivity raised sends nothing. The
+    timestamps follow the device's `current_timestamp_clock` as the kernel's do (realtime:
+    time.time_ns()); `clocks_at_enable` records the clock each time the buffer is seen enabled."""
 
     # How often a device-following feeder looks at the reader's settings (s).
     FOLLOW_POLL = 0.005
 
     def __init__(self, testbed, device, rate_hz=200.0, timestamp_of=None, follow_device=False, noise_lsb=0,
-                 seed=1):
+                 seed=1, hub=False):
         import random
         self.testbed = testbed
         self.device = device
         self.period = 1.0 / rate_hz
         self.timestamp_of = timestamp_of or (lambda t_ns: t_ns)
-        self.follow_device = follow_device
+        self.hub = hub
+        self.follow_device = follow_device or hub
+        self.clocks_at_enable = []
+        self._last_sent = None
+        # Scans the hub held back (unchanged within its sensitivity).
+        self.suppressed = 0
         self.noise_lsb = noise_lsb
         self._random = random.Random(seed)
         self.written = []
@@ -131,6 +186,8 @@ class ScanFeeder:
         # (timestamp, {channel: raw}) of every scan that reached the reader, when keep_log is set.
         self.keep_log = False
         self.log = []
+        # time.monotonic_ns() when each logged scan was handed over.
+        self.log_written = []
         self.enabled_seen = threading.Event()
         self._stop = threading.Event()
         self._fd = None
@@ -160,7 +217,8 @@ class ScanFeeder:
             size = parse_scan_type(scan_type)[3] // 8
             largest = max(largest, size)
             out += b'\0' * (-len(out) % size)
-            out += encode_scan_value(timestamp if ch == 'timestamp' else values[ch], scan_type)
+            junk = 0 if ch == 'timestamp' else self.device.upper_junk
+            out += encode_scan_value(timestamp if ch == 'timestamp' else values[ch], scan_type, junk)
         out += b'\0' * (-len(out) % largest)
         return bytes(out)
 
@@ -177,6 +235,7 @@ class ScanFeeder:
         os.write(self._fd, b''.join(scan for _, _, scan in batch))
         if self.keep_log:
             self.log += [(stamp, values) for stamp, values, _ in batch]
+            self.log_written += [time.monotonic_ns()] * len(batch)
 
     def trace_rows(self):
         """The logged scans as trace rows (device frame, SI units), as the reader decodes them."""
@@ -208,6 +267,30 @@ class ScanFeeder:
         rate = max(rates, default=0.0)
         return (1.0 / rate if rate > 0 else self.period), max(1, watermark)
 
+    def _hub_sends(self, values):
+        """Whether the hub reports these values: a change beyond its sensitivity on some channel."""
+        if self._last_sent is None:
+            return True
+        for kind in (ACCEL, GYRO):
+            if not self.device.has[kind]:
+                continue
+            try:
+                hysteresis = float(self.testbed.get_raw(self.device, 'in_%s_hysteresis' % kind) or 0)
+            except (OSError, ValueError):
+                hysteresis = 0.0
+            if hysteresis <= 0:
+                return True
+            for ch in self.device.channels(kind):
+                if abs(values[ch] - self._last_sent[ch]) * self.device.channel_scale_of(ch) > hysteresis:
+                    return True
+        return False
+
+    def _stamp(self):
+        now = time.monotonic_ns()
+        if self.hub and self.clocks_at_enable and self.clocks_at_enable[-1] == 'realtime':
+            return time.time_ns()
+        return self.timestamp_of(now)
+
     def _run(self):
         channels = None
         next_t = time.monotonic()
@@ -223,6 +306,10 @@ class ScanFeeder:
                 continue
             if channels is None:
                 channels = self.enabled_channels()
+                try:
+                    self.clocks_at_enable.append(self.testbed.get_raw(self.device, 'current_timestamp_clock'))
+                except OSError:
+                    self.clocks_at_enable.append(None)
                 self.enabled_seen.set()
             if self.follow_device:
                 new_period, new_watermark = self._device_settings()
@@ -234,9 +321,13 @@ class ScanFeeder:
                     if len(batch) >= watermark:
                         self._write(batch)
                         batch = []
-            if time.monotonic() >= next_t:
-                stamp = self.timestamp_of(time.monotonic_ns())
-                values = self.current_values()
+            values = self.current_values() if time.monotonic() >= next_t else None
+            if values is not None and self.hub and not self._hub_sends(values):
+                self.suppressed += 1
+                next_t += period
+            elif values is not None:
+                stamp = self._stamp()
+                self._last_sent = values
                 batch.append((stamp, values, self.pack(channels, values, stamp)))
                 self.written.append(stamp)
                 del self.written[:-2000]

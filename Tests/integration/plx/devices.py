@@ -37,7 +37,7 @@ class IIODevice:
                  in_mount_matrix=None, udev_mount_matrix=None, chip_rotation=None,
                  raw_bits=16, dev_node=True, major=246,
                  initial_accel=UPRIGHT, initial_gyro=(0.0, 0.0, 0.0),
-                 extra_attrs=None, extra_properties=None):
+                 extra_attrs=None, extra_properties=None, sysfs_raw=True):
         if not accel and not gyro:
             raise HarnessError('an IIO motion device needs accel and/or gyro channels')
         self.name = name
@@ -69,6 +69,9 @@ class IIODevice:
         self.initial = {ACCEL: tuple(initial_accel), GYRO: tuple(initial_gyro)}
         self.extra_attrs = dict(extra_attrs or {})
         self.extra_properties = dict(extra_properties or {})
+        # False: `in_*_raw` hold UNREADABLE_RAW and never follow the values a test sets (a
+        # buffered reader must not need them: a value read from them would be garbage).
+        self.sysfs_raw = sysfs_raw
 
     @property
     def node(self):
@@ -147,7 +150,8 @@ class IIODevice:
         for kind in (ACCEL, GYRO):
             if not self.has[kind]:
                 continue
-            attrs.update(self.raw_values(kind, self.initial[kind]))
+            raws = self.raw_values(kind, self.initial[kind])
+            attrs.update(raws if self.sysfs_raw else {attr: UNREADABLE_RAW for attr in raws})
             attrs['in_%s_scale' % kind] = _num(self.scale[kind])
             if self.offset[kind] is not None:
                 attrs['in_%s_offset' % kind] = _num(self.offset[kind])
@@ -188,6 +192,10 @@ def bmi160_16g(index=0, **kw):
     """BMI160 configured for ±16 g: real recordings reach several g (the NGIMU trace peaks at ≈7 g)."""
     kw.setdefault('accel_scale', 0.004788)
     return IIODevice('bmi160', index, **kw)
+
+
+# What `in_*_raw` hold on a device made with sysfs_raw=False: not a number.
+UNREADABLE_RAW = 'not-for-reading'
 
 
 HID_PARENT = '/devices/pci0000:00/0000:00:14.0/usb1/1-1/1-1:1.0/0003:8087:0AC2.0001'

@@ -86,8 +86,9 @@ class Testbed:
         if key not in self._last:
             raise HarnessError('%s has no %s channels (or is not in this testbed)' % (device.name, kind))
         v = tuple(old if new is None else float(new) for old, new in zip(self._last[key], v_device))
-        for attr, raw in device.raw_values(kind, v).items():
-            self.set_raw(device, attr, raw)
+        if device.sysfs_raw:
+            for attr, raw in device.raw_values(kind, v).items():
+                self.set_raw(device, attr, raw)
         self._last[key] = v
         return v
 

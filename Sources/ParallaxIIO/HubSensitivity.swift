@@ -1,0 +1,120 @@
+import Glibc
+import ParallaxMotion
+
+/// A HID sensor hub's change sensitivity: `in_accel_hysteresis`, `in_anglvel_hysteresis`
+/// (hid-sensor-accel-3d, hid-sensor-gyro-3d). The hub sends no input report while a value has
+/// changed by less than it since the last report (0: a report every interval), so a hub given a
+/// sensitivity the fusion can ignore at rest stays silent while the device lies still and
+/// speaks at the first real motion (docs/power.md "Rest at the hub").
+///
+/// Its unit: the kernel reads and writes the hub's sensitivity feature applying only that
+/// feature's unit exponent (hid_sensor_read_raw_hyst_value → convert_from_vtf_format), so the
+/// number is in the hub's own unit for the field, not necessarily the IIO one. The hub's unit
+/// shows in the channel's scale, which the kernel derives from it (hid_sensor_format_scale):
+/// g → 9.80665 × 10ⁿ, m/s² → 10ⁿ, °/s → 0.0174533 × 10ⁿ, rad/s → 10ⁿ. `unit(scale:kind:)`
+/// reads it back, and the rest sensitivity is Stillness's tolerance in that unit.
+enum HubRest {
+    /// m/s² per g, rad/s per °: the HID units the kernel converts from.
+    static let standardGravity = 9.80665
+    static let radiansPerDegree = Double.pi / 180
+
+    /// The hub's unit for a sensor of `kind` whose IIO scale is `scale`, as SI units per hub
+    /// unit: 9.80665 (g) or 1 (m/s²) for an accelerometer, π/180 (°/s) or 1 (rad/s) for a
+    /// gyroscope. A scale that is none of the kernel's forms counts as SI.
+    static func unit(scale: Double, kind: SensorKind) -> Double {
+        let hubUnit = kind == .accelerometer ? standardGravity : radiansPerDegree
+        guard scale.isFinite, scale > 0 else { return 1 }
+        let exponent = log10(scale / hubUnit)
+        return abs(exponent - exponent.rounded()) < 1e-4 ? hubUnit : 1
+    }
+
+    /// The sensitivity to set at rest for a sensor of `kind` (its hub unit `unit`, SI per hub
+    /// unit) whose hub had `atOpen`: Stillness's tolerance (accelerometer 0.15 m/s², gyroscope
+    /// 0.05 rad/s: a change below it does not end a rest anyway, and a still sensor's noise,
+    /// 0.01–0.03 m/s² and 0.001–0.005 rad/s rms, stays under it), never below what the hub had
+    /// (a hub already less sensitive is left so).
+    static func restHysteresis(kind: SensorKind, unit: Double, atOpen: Double) -> Double {
+        let tolerance = kind == .accelerometer
+            ? Stillness.Settings.defaultAccelerometerTolerance : Stillness.Settings.defaultGyroscopeTolerance
+        let wanted = tolerance / (unit.isFinite && unit > 0 ? unit : 1)
+        return atOpen.isFinite ? max(atOpen, wanted) : wanted
+    }
+
+    /// Whether a report of a hub at rest (`sample`) is motion: a value changed by more than
+    /// half of Stillness's tolerance since the last sample before the rest (`reference`). Why
+    /// half: the hub reports only changes beyond the tolerance (in its own unit, rounded to its
+    /// resolution), so a real report clears half of it with room to spare, while a report a hub
+    /// might send for nothing (re-enabled, powered up) carries the still value, within noise.
+    static func isMotion(_ sample: Sample, since reference: Sample?) -> Bool {
+        guard let reference else { return true }
+        func moved(_ now: Vector3?, _ before: Vector3?, _ tolerance: Double) -> Bool {
+            guard let now, let before else { return false }
+            let d = now - before
+            return max(abs(d.x), abs(d.y), abs(d.z)) > tolerance / 2
+        }
+        return moved(sample.accel, reference.accel, Stillness.Settings.defaultAccelerometerTolerance)
+            || moved(sample.gyro, reference.gyro, Stillness.Settings.defaultGyroscopeTolerance)
+    }
+
+    /// The report rate at rest (Hz): the request's rate, never above the rate now. With the
+    /// sensitivity raised the hub reports nothing while still; the slow interval bounds how
+    /// often it may speak while something slowly drifts just past the sensitivity.
+    static func restRate(request: RestRequest, active: Double) -> Double {
+        min(request.rate, active)
+    }
+}
+
+/// Where a device's hysteresis attributes are (one per sensor type: libiio shows
+/// `in_accel_hysteresis` as a `hysteresis` attribute of each accelerometer channel) and what
+/// they held when the device was opened.
+struct HubSensitivity {
+    struct Place {
+        let kind: SensorKind
+        let channel: IIOChannelHandle
+        /// SI units per hub unit (HubRest.unit).
+        let unit: Double
+        /// The value at open, restored when the device moves.
+        let atOpen: Double
+
+        var atRest: Double { HubRest.restHysteresis(kind: kind, unit: unit, atOpen: atOpen) }
+    }
+
+    let places: [Place]
+
+    /// The hysteresis of each of `types` (the first channel of each sensor type the device
+    /// captures, with its IIO scale); nil when the device has none (it is no HID hub).
+    init?(types: [(kind: SensorKind, channel: IIOChannelHandle, scale: Double)]) {
+        places = types.compactMap { kind, channel, scale in
+            guard channel.hasAttribute("hysteresis"),
+                  let text = try? channel.read("hysteresis").get(),
+                  let value = DecimalNumber.parseDouble(text), value >= 0 else { return nil }
+            return Place(kind: kind, channel: channel, unit: HubRest.unit(scale: scale, kind: kind), atOpen: value)
+        }
+        if places.isEmpty { return nil }
+    }
+
+    /// Sets each place to its rest sensitivity (`rest`) or back to its value at open. False
+    /// when any write was refused.
+    func set(rest: Bool) -> Bool {
+        var ok = true
+        for place in places {
+            let value = rest ? place.atRest : place.atOpen
+            if !place.channel.write("hysteresis", Self.text(value)) { ok = false }
+        }
+        return ok
+    }
+
+    /// The values at rest, for the log ("accel 0.015, anglvel 0.05").
+    var restDescription: String {
+        places.map { "\($0.kind == .accelerometer ? "accel" : "anglvel") \(Self.text($0.atRest))" }
+            .joined(separator: ", ")
+    }
+
+    /// A value as sysfs takes it (IIO_VAL_INT_PLUS_MICRO: at most six decimals).
+    static func text(_ value: Double) -> String {
+        let micro = Int64((value * 1e6).rounded())
+        let whole = micro / 1_000_000
+        let fraction = String(micro % 1_000_000)
+        return "\(whole).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"
+    }
+}
