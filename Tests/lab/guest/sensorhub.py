@@ -17,7 +17,7 @@ face-up on) moved by body rates: the accelerometer reports the direction of grav
 
     sensorhub.py serve [--socket S] [--accel-only] [--timestamps] [--background]
     sensorhub.py ctl [--socket S] OP [KEY=VALUE …]      one request, prints the JSON reply
-    sensorhub.py wait-iio NAME… [--timeout S]           awaits IIO devices by name (uevents)
+    sensorhub.py wait-iio NAME… [--timeout S] [--absent]   awaits IIO devices by name (uevents)
 
 Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     status                               states, settings and counters of each sensor
@@ -28,6 +28,7 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     noise accel=G gyro=DPS               Gaussian noise on every sample (default 0)
     sent [since=SEQ]                     the reports sent since SEQ (seq, sensor, kind, t_ns, raw, ts_us)
     wait sensor=accel count=N [timeout=S]   awaits N more input reports; {"ok":false} on timeout
+    wait sensor=accel total=N [timeout=S]   awaits the count of reports sent reaching N
     destroy / create [accel_only=1] [timestamps=1]   remove / re-create the HID device
     quit
 """
@@ -476,7 +477,7 @@ class Hub:
             deadline = time.monotonic() + timeout
             with self.cond:
                 s = self.sensors[name]
-                target = s.counters['input_sent'] + count
+                target = int(req['total']) if 'total' in req else s.counters['input_sent'] + count
                 while s.counters['input_sent'] < target:
                     left = deadline - time.monotonic()
                     if left <= 0:
@@ -571,8 +572,11 @@ def wait_iio(args):
     deadline = time.monotonic() + args.timeout
     while True:
         have = iio_devices()
-        if all(n in have for n in args.names):
-            print(json.dumps({n: have[n] for n in args.names}))
+        if args.absent and not any(n in have for n in args.names):
+            print(json.dumps(dict(absent=args.names, t_ns=time.monotonic_ns())))
+            return 0
+        if not args.absent and all(n in have for n in args.names):
+            print(json.dumps(dict({n: have[n] for n in args.names}, t_ns=time.monotonic_ns())))
             return 0
         left = deadline - time.monotonic()
         if left <= 0 or not select.select([s], [], [], left)[0]:
@@ -598,6 +602,7 @@ def main():
     p = sub.add_parser('wait-iio')
     p.add_argument('names', nargs='+')
     p.add_argument('--timeout', type=float, default=10)
+    p.add_argument('--absent', action='store_true', help='await their removal instead')
     args = ap.parse_args()
     if args.cmd == 'serve':
         return serve(args)

@@ -1,0 +1,99 @@
+"""parallaxd (built on the host, run in the guest with --source iio:local:) on the real drivers."""
+import time
+
+from labkit import offsets
+
+SATURATION = 90.0   # [Motion] SaturationAngle= default: offset = tilt / 90°
+
+
+def test_tilt_sign_and_back(lab, hub, daemons):
+    d = daemons.start(['Motion.Recenter=no'])
+    first = d.subscribe(seconds=20, frames=1)
+    assert offsets(first), first
+    # Top edge away from the viewer, 20°: a negative rotation about device +X, y < 0
+    # (docs/frames.md); −20/90 = −0.22.
+    sub = d.subscribe_async(seconds=30, until='y < -0.2')
+    hub.ctl('attitude', x=-20, seconds=1)
+    frames = offsets(sub.result())
+    assert frames and frames[-1]['y'] < -0.2, frames[-5:]
+    moving = [f for f in frames if abs(f['y']) > 0.02]
+    assert moving and all(f['y'] < 0 for f in moving), moving[:5]
+    assert all(abs(f['x']) < 0.05 for f in frames), frames
+    # And back to the reference pose.
+    sub = d.subscribe_async(seconds=30, until='abs(y) < 0.02')
+    hub.ctl('attitude', x=0, seconds=1)
+    back = offsets(sub.result())
+    assert abs(back[-1]['y']) < 0.02, back[-5:]
+    # Top edge toward the viewer: y > 0.
+    sub = d.subscribe_async(seconds=30, until='y > 0.15')
+    hub.ctl('attitude', x=20, seconds=1)
+    assert offsets(sub.result())[-1]['y'] > 0.15
+
+
+def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
+    d = daemons.start(['Motion.Recenter=no'])
+    d.subscribe(seconds=20, frames=1)
+    # A right-hand turn about device +Y (right edge away from the viewer): x > 0. The first frames
+    # of the turn come from the gyroscope (the accelerometer's correction is slow: FilterGain 0.5).
+    sub = d.subscribe_async(seconds=30, until='x > 0.15')
+    t_turn = int(hub.ctl('attitude', y=20, seconds=1)['until'] * 1e9) - 1_000_000_000
+    frames = offsets(sub.result())
+    assert frames[-1]['x'] > 0.15, frames[-5:]
+    early = [f for f in frames if f['recv_ns'] < t_turn + 400_000_000 and abs(f['x']) > 0.01]
+    assert early and all(f['x'] > 0 and f['vx'] > 0 for f in early), frames[:8]
+    assert all(abs(f['y']) < 0.05 for f in frames)
+
+
+def test_get_report_rate_of_the_polling_daemon(lab, hub, daemons, capsys):
+    """Measured, not asserted: how many synchronous GET_REPORTs the daemon's sysfs polling costs
+    the hub (and the kernel) while the device moves and while it rests."""
+    d = daemons.start(['Motion.Recenter=no'])
+    d.subscribe(seconds=20, frames=1)
+    sub = d.subscribe_async(seconds=9)
+    rates = {}
+    for label, action in (('moving (turning 30 deg/s about x)', dict(x=30)), ('at rest', dict(x=0))):
+        hub.ctl('rate', **action)
+        if label == 'at rest':
+            # RestAfter=2: the daemon slows down after 2 s still; measure after that.
+            time.sleep(3)   # a measurement window, not a synchronisation
+        before = hub.status()
+        t0 = time.monotonic()
+        time.sleep(2)       # a measurement window
+        after = hub.status()
+        dt = time.monotonic() - t0
+        rates[label] = {s: (after['sensors'][s]['get_input'] - before['sensors'][s]['get_input']) / dt
+                        for s in ('accel', 'gyro')}
+    sub.result()
+    with capsys.disabled():
+        for label, r in rates.items():
+            print(f"\n  GET_REPORT(input)/s {label}: accel {r['accel']:.0f}, gyro {r['gyro']:.0f}"
+                  f" (each read of one *_raw attribute is one GET_REPORT)")
+    assert rates['moving (turning 30 deg/s about x)']['accel'] > 0
+
+
+def test_hub_destroyed_and_recreated_is_followed_within_1s(lab, hub, daemons, capsys):
+    d = daemons.start(['Motion.Recenter=no', 'Sensor.Linger=30'])
+    d.subscribe(seconds=20, frames=1)
+    # Until the first offset frame from a sample taken after the loss was announced.
+    sub = d.subscribe_async(seconds=40, until="type == 'offset' and lost_ns and t > lost_ns and states[-1] == 'ok'")
+    hub.ctl('destroy')
+    gone = hub.wait_iio(['accel_3d', 'gyro_3d'], absent=True)
+    hub.ctl('create')
+    back = hub.wait_iio(['accel_3d', 'gyro_3d'])  # t_ns: when the kernel's new devices were there
+    result = sub.result()
+    states = [(l['msg']['sensor'], l['recv_ns']) for l in result['lines'] if l['msg'].get('type') == 'state']
+    assert [s for s, _ in states][-1:] == ['ok'] and len(states) >= 3, (states, d.log_tail())
+    ok_at = states[-1][1]
+    frame = [l for l in result['lines'] if l['msg'].get('type') == 'offset'][-1]
+    reads = [r['t_ns'] for r in hub.ctl('sent', since=0)['reports'] if r['kind'] == 'get' and r['t_ns'] > back['t_ns']]
+    first_read = (min(reads) - back['t_ns']) / 1e9 if reads else None
+    ok_delay = (ok_at - back['t_ns']) / 1e9
+    frame_delay = (frame['recv_ns'] - back['t_ns']) / 1e9
+    with capsys.disabled():
+        print(f"\n  hub gone for {(back['t_ns'] - gone['t_ns']) / 1e9:.2f} s; states heard: {[s for s, _ in states]}; "
+              f"after the new IIO devices appeared: the daemon's first read {first_read} s, "
+              f"state ok {ok_delay:.2f} s, first offset frame {frame_delay:.2f} s "
+              f"(its sample {(frame['recv_ns'] - frame['msg']['t']) / 1e9:.2f} s old)")
+    kinds = [s['kind'] for s in d.status()['sensors']]
+    assert kinds == ['accel', 'gyro'], f'after the re-creation parallaxd uses {kinds}'
+    assert frame_delay <= 1.0, f'parallaxd followed the re-created hub after {frame_delay:.2f} s'
