@@ -45,6 +45,10 @@ prepare_kernel() {
   local pkg="$1" stamp
   stamp="$(printf '%s\n' "$pkg" "kernel-v1" | hash_of)"
   if [ "$(cat "$LAB/kernel.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/kernel/vmlinuz" ]; then return; fi
+  if [ ! -w "$LAB" ]; then
+    [ -f "$LAB/kernel/vmlinuz" ] && { log "kernel recipe changed, but $LAB is not writable: using the cached kernel"; return; }
+    log "SKIP: $LAB is not writable and has no kernel"; exit 77
+  fi
   log "kernel: fetching $pkg"
   rm -rf "$LAB/kernel" "$LAB/kernel.stamp"
   mkdir -p "$LAB/kernel/deb"
@@ -99,6 +103,10 @@ prepare_initramfs() {
   [ -n "$busybox" ] || { log "busybox not found (apt-get install busybox-static)"; exit 1; }
   stamp="$( { cat "$LAB/kernel.stamp"; printf '%s\n' "${INITRAMFS_MODULES[@]}"; cat "$GUEST/initramfs-init"; sha256sum "$busybox"; echo initramfs-v1; } | hash_of)"
   if [ "$(cat "$LAB/initramfs.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/initramfs.cpio.gz" ]; then return; fi
+  if [ ! -w "$LAB" ]; then
+    [ -f "$LAB/initramfs.cpio.gz" ] && { log "initramfs recipe changed, but $LAB is not writable: using the cached one"; return; }
+    log "SKIP: $LAB is not writable and has no initramfs"; exit 77
+  fi
   log "initramfs: busybox + ${INITRAMFS_MODULES[*]}"
   local dir="$LAB/initramfs.tmp"
   rm -rf "$dir"
@@ -133,10 +141,17 @@ prepare() {
     command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || [ -x "/sbin/$tool" ] || { log "SKIP: $tool not found (scripts/setup.sh installs the lab's packages as root)"; exit 77; }
   done
   export PATH="$PATH:/usr/sbin:/sbin"
-  mkdir -p "$LAB"
-  # One preparation at a time (two test runs from one checkout).
-  exec 9>"$LAB/.lock"
-  flock 9
+  if [ "$(id -u)" != 0 ] && [ ! -f "$LAB/root.img" ]; then
+    log "SKIP: no cached root file system in $LAB and building one needs root (debootstrap): run scripts/lab.sh prepare as root once"
+    exit 77
+  fi
+  mkdir -p "$LAB" 2>/dev/null || true
+  # One preparation at a time (two test runs from one checkout); a cache made by root is only
+  # read by other users.
+  if [ -w "$LAB" ]; then
+    exec 9>"$LAB/.lock"
+    flock 9
+  fi
   local t0=$SECONDS pkg
   if [ -f "$LAB/kernel.stamp" ] && [ -z "$(kernel_package)" ]; then
     pkg="$(basename "$(ls "$LAB/kernel/deb/"*.deb)" | cut -d_ -f1)"
@@ -147,7 +162,6 @@ prepare() {
   prepare_kernel "$pkg"
   prepare_rootfs
   prepare_initramfs
-  flock -u 9
   log "prepared in $((SECONDS - t0)) s ($LAB)"
 }
 

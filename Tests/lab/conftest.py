@@ -99,10 +99,10 @@ def daemons(lab, request):
     class Starter:
         started = []
 
-        def start(self, settings=(), name=None):
+        def start(self, settings=(), name=None, wait_ready=True):
             d = Daemon(lab, f'/tmp/plx-{name or len(self.started)}', settings)
             self.started.append(d)
-            d.start()
+            d.start(wait_ready=wait_ready)
             return d
 
     s = Starter()

@@ -96,16 +96,16 @@ class Daemon:
         self.pid = None
         self.ready_ns = None
 
-    def start(self):
+    def start(self, wait_ready=True):
         argv = ['python3', PLXRUN, 'daemon', '--dir', self.dir] + [a for s in self.settings for a in ('--set', s)]
-        info = guest_json(self.lab, argv, timeout=90)
-        self.pid, self.ready_ns = info['pid'], info['ready_ns']
+        info = guest_json(self.lab, argv + ([] if wait_ready else ['--no-wait']), timeout=90)
+        self.pid, self.ready_ns, self.info = info['pid'], info.get('ready_ns'), info
         return info
 
     def status(self):
         return guest_json(self.lab, ['python3', PLXRUN, 'status', '--socket', self.socket])
 
-    def subscribe(self, seconds=10, frames=0, until=None, rate=60):
+    def subscribe(self, seconds=10, frames=0, until=None, rate=60, connect_retry=0):
         """Subscribes for up to seconds (or until the frame count / condition); returns
         {"subscribe_ns", "lines": [{"recv_ns", "msg"}…]}."""
         argv = ['python3', PLXRUN, 'subscribe', '--socket', self.socket, '--seconds', str(seconds),
@@ -114,6 +114,8 @@ class Daemon:
             argv += ['--frames', str(frames)]
         if until:
             argv += ['--until', until]
+        if connect_retry:
+            argv += ['--connect-retry', str(connect_retry)]
         return guest_json(self.lab, argv, timeout=seconds + 60)
 
     def subscribe_async(self, **kw):

@@ -45,6 +45,9 @@ def daemon(a):
     p = subprocess.Popen([os.path.realpath(a.bin), '--config', conf, '--socket', sock, '--source', a.source,
                           '--log-level', a.log_level], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                          env=env, start_new_session=True)
+    if a.no_wait:
+        print(json.dumps(dict(ok=True, pid=p.pid, socket=sock, started_ns=time.monotonic_ns())))
+        return 0
     notify.settimeout(a.timeout)
     try:
         while True:
@@ -83,7 +86,17 @@ def until_holds(expr, msg, states, frames, lost_ns):
 
 
 def subscribe(a):
-    s, f = connect(a.socket)
+    t_try = time.monotonic_ns()
+    deadline = time.monotonic() + a.connect_retry
+    while True:
+        try:
+            s, f = connect(a.socket)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            # Only with --connect-retry: a client racing the daemon's start (the case under test).
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
     s.settimeout(a.seconds)
     lines = []
     t_connect = time.monotonic_ns()
@@ -114,7 +127,7 @@ def subscribe(a):
                 break
     except (socket.timeout, TimeoutError, OSError):
         pass
-    print(json.dumps(dict(ok=True, hello=hello, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines)))
+    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines)))
     return 0
 
 
@@ -136,7 +149,9 @@ def main():
     p.add_argument('--log-level', default='debug')
     p.add_argument('--set', action='append', default=[])
     p.add_argument('--timeout', type=float, default=60)
+    p.add_argument('--no-wait', action='store_true', help='return at once, not at READY=1')
     p = sub.add_parser('subscribe')
+    p.add_argument('--connect-retry', type=float, default=0, help='retry connecting this long (s)')
     p.add_argument('--socket', required=True)
     p.add_argument('--rate', type=int, default=60)
     p.add_argument('--seconds', type=float, default=10)

@@ -29,6 +29,7 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     sent [since=SEQ]                     the reports sent since SEQ (seq, sensor, kind, t_ns, raw, ts_us)
     wait sensor=accel count=N [timeout=S]   awaits N more input reports; {"ok":false} on timeout
     wait sensor=accel total=N [timeout=S]   awaits the count of reports sent reaching N
+    ignore_gets n=N                      leave the next N input GET_REPORTs unanswered (uhid times out in 5 s)
     destroy / create [accel_only=1] [timestamps=1]   remove / re-create the HID device
     quit
 """
@@ -244,7 +245,7 @@ class Sensor:
         self.sensitivity = 0             # raw, data units
         self.last_sent = None
         self.next_due = None
-        self.counters = dict(get_input=0, get_feature=0, set_feature=0, input_sent=0, suppressed=0)
+        self.counters = dict(get_input=0, get_ignored=0, get_feature=0, set_feature=0, input_sent=0, suppressed=0)
 
     @property
     def active(self):
@@ -301,6 +302,7 @@ class Hub:
         self.events = dict(start=0, stop=0, open=0, close=0)
         self.stopping = False
         self.old_fds = []
+        self.ignore_gets = 0
         self.create(accel_only, timestamps)
         threading.Thread(target=self._sender, daemon=True).start()
 
@@ -366,6 +368,11 @@ class Hub:
         with self.cond:
             s = self.by_id.get(rnum)
             data = None
+            if s is not None and rtype == UHID_INPUT_REPORT and self.ignore_gets > 0:
+                # A hub that does not answer (the kernel gives up after 5 s: uhid's timeout).
+                self.ignore_gets -= 1
+                s.counters['get_ignored'] += 1
+                return
             if s is not None and rtype == UHID_FEATURE_REPORT:
                 s.counters['get_feature'] += 1
                 data = s.feature_report()
@@ -484,6 +491,10 @@ class Hub:
                         return dict(ok=False, input_sent=s.counters['input_sent'], wanted=target)
                     self.cond.wait(left)
                 return dict(ok=True, input_sent=s.counters['input_sent'])
+        if op == 'ignore_gets':
+            with self.cond:
+                self.ignore_gets = int(req.get('n', 1))
+            return dict(ok=True)
         if op == 'destroy':
             self.destroy()
             return dict(ok=True)
