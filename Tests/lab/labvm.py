@@ -5,6 +5,7 @@ to the guest agent (Tests/lab/guest/agent.py) over a virtio-serial port.
 
     lab = Lab.boot()                       # returns once the agent answers
     r = lab.run(['cat', '/proc/version'])  # Result(rc, stdout, stderr, timed_out, seconds)
+    lab.read(path), lab.write(path, value) # a guest file, without starting a process
     out = lab.check('ls /sys/bus/iio/devices')   # a str is run by bash; non-zero rc raises
     lab.shutdown()
 
@@ -210,6 +211,24 @@ class Lab:
         obj = self._request(req, timeout + 30)
         return Result(obj['rc'], obj['stdout'], obj['stderr'], obj.get('timed_out', False),
                       obj.get('seconds'))
+
+    def op(self, op, timeout=60, **fields):
+        """One of the agent's own operations, run without a process: read (path), write (path,
+        data), unix (path, line: one request line to a Unix socket). Returns its Result."""
+        obj = self._request(dict(fields, op=op, timeout=timeout), timeout + 30)
+        return Result(obj['rc'], obj['stdout'], obj['stderr'], False, None)
+
+    def read(self, path):
+        """The text of a guest file (stripped); raises LabError if it cannot be read."""
+        r = self.op('read', path=path)
+        if r.rc != 0:
+            raise LabError(f'reading {path} in the guest: {r.stderr}')
+        return r.stdout.strip()
+
+    def write(self, path, value):
+        r = self.op('write', path=path, data=str(value))
+        if r.rc != 0:
+            raise LabError(f'writing {value!r} to {path} in the guest: {r.stderr}')
 
     def check(self, cmd, timeout=60, **kw):
         """run(), raising LabError unless the command exits 0; returns its stdout."""

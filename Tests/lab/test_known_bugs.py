@@ -63,7 +63,7 @@ def test_first_frame_after_motion_carries_a_fresh_sample(lab, hub, daemons, caps
     time.sleep(6)    # still for a while after the start (the sensors closed after the look)
     # The user picks the device up, and the app subscribes as it moves.
     t_move = int(hub.ctl('attitude', x=-20, seconds=3)['until'] * 1e9) - 3_000_000_000
-    sub = d.subscribe(seconds=20, until='y < -0.1')
+    sub = d.subscribe(seconds=20, frames=3)
     frames = offsets(sub)
     assert frames and frames[0]['recv_ns'] > t_move, frames
     f = frames[0]

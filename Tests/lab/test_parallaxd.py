@@ -5,11 +5,13 @@ import pytest
 
 from labkit import offsets
 
-SATURATION = 90.0   # [Motion] SaturationAngle= default: offset = tilt / 90°
+# Recenter off: the reference stays the pose the sensors opened in. Linger=60 keeps them open
+# between a test's subscriptions (a reopen takes the pose of that moment as the reference).
+KEEP = ['Motion.Recenter=no', 'Sensor.Linger=60']
 
 
 def test_tilt_sign_and_back(lab, hub, daemons):
-    d = daemons.start(['Motion.Recenter=no'])
+    d = daemons.start(KEEP)
     first = d.subscribe(seconds=20, frames=1)
     assert offsets(first), first
     # Top edge away from the viewer, 20°: a negative rotation about device +X, y < 0
@@ -33,7 +35,7 @@ def test_tilt_sign_and_back(lab, hub, daemons):
 
 
 def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
-    d = daemons.start(['Motion.Recenter=no'])
+    d = daemons.start(KEEP)
     d.subscribe(seconds=20, frames=1)
     # A right-hand turn about device +Y (right edge away from the viewer): x > 0. The first frames
     # of the turn come from the gyroscope (the accelerometer's correction is slow: FilterGain 0.5).
@@ -49,18 +51,18 @@ def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
 def test_get_report_rate_of_the_polling_daemon(lab, hub, daemons, capsys):
     """Measured, not asserted: how many synchronous GET_REPORTs the daemon's sysfs polling costs
     the hub (and the kernel) while the device moves and while it rests."""
-    d = daemons.start(['Motion.Recenter=no'])
+    d = daemons.start(KEEP)
     d.subscribe(seconds=20, frames=1)
-    sub = d.subscribe_async(seconds=9)
+    sub = d.subscribe_async(seconds=7)
     rates = {}
     for label, action in (('moving (turning 30 deg/s about x)', dict(x=30)), ('at rest', dict(x=0))):
         hub.ctl('rate', **action)
         if label == 'at rest':
             # RestAfter=2: the daemon slows down after 2 s still; measure after that.
-            time.sleep(3)   # a measurement window, not a synchronisation
+            time.sleep(2.5)   # a measurement window, not a synchronisation
         before = hub.status()
         t0 = time.monotonic()
-        time.sleep(2)       # a measurement window
+        time.sleep(1.5)     # a measurement window
         after = hub.status()
         dt = time.monotonic() - t0
         rates[label] = {s: (after['sensors'][s]['get_input'] - before['sensors'][s]['get_input']) / dt

@@ -5,6 +5,8 @@ the virtio-serial port named "lab" (started by init.sh; stdlib only).
 Request:  {"id": 7, "argv": ["ls", "/"]}  or  {"id": 7, "sh": "echo $HOME"}
           optional "timeout" (s, default 60), "input" (text for stdin), "env" (extra variables)
           {"id": 8, "op": "poweroff"}
+          {"id": 9, "op": "read", "path": P} / {"op": "write", "path": P, "data": TEXT}
+          {"id": 10, "op": "unix", "path": SOCKET, "line": "…\n"}  one request line, one reply line
 Reply:    {"id": 7, "rc": 0, "stdout": "…", "stderr": "…", "timed_out": false, "seconds": 0.01}
           (rc is −signal for a killed command, 127 when it cannot be started)
 
@@ -14,6 +16,7 @@ must redirect its output, or the reply waits for that process (run_background do
 """
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -45,6 +48,27 @@ def main():
             return
         if req.get('op') == 'ping':
             reply({'id': rid, 'rc': 0, 'stdout': 'pong', 'stderr': ''})
+            return
+        if req.get('op') in ('read', 'write', 'unix'):
+            # Without a process (python3 starts slowly under TCG): a file's text, a write, or one
+            # request line to a Unix stream socket and its one reply line.
+            try:
+                if req['op'] == 'read':
+                    with open(req['path']) as f:
+                        out = f.read()
+                elif req['op'] == 'write':
+                    with open(req['path'], 'w') as f:
+                        f.write(req['data'])
+                    out = ''
+                else:
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                        s.settimeout(req.get('timeout', 60))
+                        s.connect(req['path'])
+                        s.sendall(req['line'].encode())
+                        out = s.makefile('rb').readline().decode()
+                reply({'id': rid, 'rc': 0, 'stdout': out, 'stderr': ''})
+            except (OSError, ValueError) as e:
+                reply({'id': rid, 'rc': 1, 'stdout': '', 'stderr': f'{type(e).__name__}: {e}'})
             return
         argv = req['argv'] if 'argv' in req else ['/bin/bash', '-c', req['sh']]
         env = dict(os.environ)
