@@ -108,9 +108,11 @@ class Daemon:
     def status(self):
         return guest_json(self.lab, ['python3', PLXRUN, 'status', '--socket', self.socket])
 
-    def subscribe(self, seconds=10, frames=0, until=None, rate=60, connect_retry=0):
+    def subscribe(self, seconds=10, frames=0, until=None, rate=60, connect_retry=0, then=None, hub=None):
         """Subscribes for up to seconds (or until the frame count / condition); returns
-        {"subscribe_ns", "lines": [{"recv_ns", "msg"}…]}."""
+        {"subscribe_ns", "lines": [{"recv_ns", "msg"}…], "then_ns", "then_reply"}. then=dict(op=…)
+        is sent to hub (a GuestHub) by the subscriber itself once it holds its first offset frame,
+        so the motion cannot begin before the subscription."""
         argv = ['python3', PLXRUN, 'subscribe', '--socket', self.socket, '--seconds', str(seconds),
                 '--rate', str(rate)]
         if frames:
@@ -119,6 +121,8 @@ class Daemon:
             argv += ['--until', until]
         if connect_retry:
             argv += ['--connect-retry', str(connect_retry)]
+        if then:
+            argv += ['--then', json.dumps({k: str(v) for k, v in then.items()}), '--hub', hub.socket]
         return guest_json(self.lab, argv, timeout=seconds + 60)
 
     def subscribe_async(self, **kw):

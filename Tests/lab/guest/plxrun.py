@@ -8,6 +8,8 @@
     plxrun.py subscribe --socket S [--rate HZ] [--seconds S] [--frames N] [--until 'y < -0.2']
         subscribes and prints every server line with its arrival time (CLOCK_MONOTONIC ns) and
         the time of the subscribe command, as one JSON object
+        --then JSON --hub SOCKET: once the first offset frame is in, send the hub this request
+        (the motion under test starts only once the subscriber holds the current offset)
     plxrun.py status --socket S     one status reply
 """
 import argparse
@@ -85,6 +87,13 @@ def until_holds(expr, msg, states, frames, lost_ns):
         return False
 
 
+def hub_request(path, line):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        s.sendall(line.encode() + b'\n')
+        return json.loads(s.makefile('rb').readline())
+
+
 def subscribe(a):
     t_try = time.monotonic_ns()
     deadline = time.monotonic() + a.connect_retry
@@ -107,6 +116,7 @@ def subscribe(a):
     frames = 0
     states = []
     lost_ns = None
+    then_ns = then_reply = None
     try:
         while time.monotonic() < deadline:
             s.settimeout(max(0.001, deadline - time.monotonic()))
@@ -121,13 +131,18 @@ def subscribe(a):
                     lost_ns = lines[-1]['recv_ns']
             if msg.get('type') == 'offset':
                 frames += 1
+                if frames == 1 and a.then:
+                    # Subscribed and holding the current offset: now the motion under test.
+                    then_ns = time.monotonic_ns()
+                    then_reply = hub_request(a.hub, a.then)
                 if a.frames and frames >= a.frames:
                     break
             if a.until and until_holds(a.until, msg, states, frames, lost_ns):
                 break
     except (socket.timeout, TimeoutError, OSError):
         pass
-    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines)))
+    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines,
+                          then_ns=then_ns, then_reply=then_reply)))
     return 0
 
 
@@ -157,6 +172,8 @@ def main():
     p.add_argument('--seconds', type=float, default=10)
     p.add_argument('--frames', type=int, default=0)
     p.add_argument('--until', help='stop after the message for which this Python expression holds (see until_holds)')
+    p.add_argument('--then', help='after the first offset frame, send this JSON line to the hub (--hub)')
+    p.add_argument('--hub', default='/run/sensorhub.sock')
     p = sub.add_parser('status')
     p.add_argument('--socket', required=True)
     a = ap.parse_args()

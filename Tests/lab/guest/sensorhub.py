@@ -30,7 +30,9 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     wait sensor=accel count=N [timeout=S]   awaits N more input reports; {"ok":false} on timeout
     wait sensor=accel total=N [timeout=S]   awaits the count of reports sent reaching N
     ignore_gets n=N                      leave the next N input GET_REPORTs unanswered (uhid times out in 5 s)
-    destroy / create [accel_only=1] [timestamps=1]   remove / re-create the HID device
+    recreate                             destroy, await the devices gone, create, await them (times)
+    destroy / create [accel_only=1] [timestamps=1] [wait=1]   remove / re-create the HID device
+                                         (wait=1: reply once its IIO devices exist, with their time)
     quit
 """
 import argparse
@@ -498,9 +500,33 @@ class Hub:
         if op == 'destroy':
             self.destroy()
             return dict(ok=True)
+        if op == 'recreate':
+            # Unplugged and plugged back: destroy, await the IIO devices gone, create, await them.
+            names = [{'accel': 'accel_3d', 'gyro': 'gyro_3d'}[n] for n in self.sensors]
+            with uevents() as ev:
+                destroyed = time.monotonic_ns()
+                self.destroy()
+                deadline = time.monotonic() + f('timeout', 10)
+                while any(n in iio_devices() for n in names) and time.monotonic() < deadline:
+                    # A "remove" uevent comes before its sysfs directory goes: look again shortly.
+                    if select.select([ev], [], [], min(0.05, max(0.0, deadline - time.monotonic())))[0]:
+                        ev.recv(65536)
+                gone = time.monotonic_ns()
+                self.create(len(names) == 1, any(s.timestamps for s in self.sensors.values()))
+                seen = await_iio(ev, names, f('timeout', 10))
+            return dict(ok=seen is not None, destroyed_ns=destroyed, gone_ns=gone, created_ns=gone, devices_ns=seen)
         if op == 'create':
-            self.create(bool(int(req.get('accel_only', 0))), bool(int(req.get('timestamps', 0))))
-            return dict(ok=True)
+            accel_only = bool(int(req.get('accel_only', 0)))
+            if not int(req.get('wait', 0)):
+                self.create(accel_only, bool(int(req.get('timestamps', 0))))
+                return dict(ok=True, created_ns=time.monotonic_ns())
+            # wait=1: also await the IIO devices (uevents, listened to before the device exists).
+            names = ['accel_3d'] if accel_only else ['accel_3d', 'gyro_3d']
+            with uevents() as ev:
+                created = time.monotonic_ns()
+                self.create(accel_only, bool(int(req.get('timestamps', 0))))
+                seen = await_iio(ev, names, f('timeout', 10))
+            return dict(ok=seen is not None, created_ns=created, devices_ns=seen)
         if op == 'quit':
             self.stopping = True
             self.destroy()
@@ -576,6 +602,25 @@ def iio_devices():
     return out
 
 
+def uevents():
+    s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)     # NETLINK_KOBJECT_UEVENT
+    s.bind((0, 1))
+    return s
+
+
+def await_iio(s, names, timeout):
+    """The time (monotonic ns) the IIO devices called names all exist, or None after timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if all(n in iio_devices() for n in names):
+            return time.monotonic_ns()
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        if select.select([s], [], [], min(left, 0.05))[0]:
+            s.recv(65536)
+
+
 def wait_iio(args):
     """Awaits IIO devices (and triggers) by name: listens to kernel uevents, no polling."""
     s = socket.socket(socket.AF_NETLINK, socket.SOCK_DGRAM, 15)     # NETLINK_KOBJECT_UEVENT
@@ -590,10 +635,12 @@ def wait_iio(args):
             print(json.dumps(dict({n: have[n] for n in args.names}, t_ns=time.monotonic_ns())))
             return 0
         left = deadline - time.monotonic()
-        if left <= 0 or not select.select([s], [], [], left)[0]:
+        if left <= 0:
             print(json.dumps(dict(missing=[n for n in args.names if n not in have], have=have)))
             return 1
-        s.recv(65536)
+        # A "remove" uevent comes before its sysfs directory goes: look again shortly too.
+        if select.select([s], [], [], min(left, 0.05))[0]:
+            s.recv(65536)
 
 
 def main():
