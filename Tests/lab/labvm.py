@@ -33,6 +33,9 @@ READY = b'LAB-AGENT-READY'
 # the guest programs) and the Swift runtime the debug binaries link (RUNPATH /opt/swift/…).
 SHARES = [('repo', REPO)] + ([('swift', '/opt/swift')] if os.path.isdir('/opt/swift') else [])
 
+# PARALLAX_LAB_TRACE=1: print every request to the guest with the time it took (stderr).
+TRACE = os.environ.get('PARALLAX_LAB_TRACE') == '1'
+
 Result = namedtuple('Result', 'rc stdout stderr timed_out seconds')
 
 
@@ -189,6 +192,15 @@ class Lab:
         with self._send_lock:
             self.conn.sendall(data)
         deadline = time.monotonic() + timeout
+        t0 = time.monotonic()
+        try:
+            return self._await_reply(rid, req, deadline, timeout)
+        finally:
+            if TRACE:
+                what = req.get('argv') or req.get('sh') or {k: v for k, v in req.items() if k not in ('id', 'timeout')}
+                print(f'lab: {time.monotonic() - t0:6.2f} s  {str(what)[:150]}', file=sys.stderr)
+
+    def _await_reply(self, rid, req, deadline, timeout):
         with self._cond:
             while rid not in self._replies:
                 left = deadline - time.monotonic()

@@ -16,7 +16,8 @@ def moves(d, hub, until, **attitude):
     sub = d.subscribe(seconds=30, until=until, then=dict(op='attitude', **attitude), hub=hub)
     frames = offsets(sub)
     t0 = int(float(sub['then_reply']['until']) * 1e9) - int(attitude.get('seconds', 0) * 1e9)
-    print(f'{attitude}: {until} after {(frames[-1]["recv_ns"] - t0) / 1e9:.2f} s, {len(frames)} frames')
+    print(f'{attitude}: {until} after {(frames[-1]["recv_ns"] - t0) / 1e9:.2f} s: '
+          + ' '.join(f'{(f["t"] - t0) / 1e9:+.2f}:{f["x"]:+.3f},{f["y"]:+.3f}' for f in frames))
     return frames, t0
 
 

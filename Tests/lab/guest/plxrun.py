@@ -71,16 +71,15 @@ def connect(path):
     return s, s.makefile('rb')
 
 
-class _Fields(dict):
-    def __missing__(self, key):
-        return None
+FIELDS = ('type', 'seq', 't', 'x', 'y', 'vx', 'vy', 'sensor', 'reduce_motion', 'calibrated', 'rate')
 
 
 def until_holds(expr, msg, states, frames, lost_ns):
     """The test's stop condition: a Python expression of the message's fields (type, x, y, t,
     sensor…; None when absent), states (the state lines so far), frames (offsets so far) and
-    lost_ns (arrival of the last state line other than ok)."""
-    fields = _Fields(msg, states=states, frames=frames, lost_ns=lost_ns)
+    lost_ns (arrival of the last state line other than ok). Builtins (abs, len…) are there."""
+    fields = {k: msg.get(k) for k in FIELDS}
+    fields.update(states=states, frames=frames, lost_ns=lost_ns)
     try:
         return bool(eval(expr, {}, fields))  # noqa: S307 - the test's own expression
     except TypeError:

@@ -33,7 +33,7 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     recreate                             destroy, await the devices gone, create, await them (times)
     destroy / create [accel_only=1] [timestamps=1] [wait=1]   remove / re-create the HID device
                                          (wait=1: reply once its IIO devices exist, with their time)
-    quit
+    quit                                 destroy, await the IIO devices gone, exit
 """
 import argparse
 import json
@@ -506,12 +506,7 @@ class Hub:
             with uevents() as ev:
                 destroyed = time.monotonic_ns()
                 self.destroy()
-                deadline = time.monotonic() + f('timeout', 10)
-                while any(n in iio_devices() for n in names) and time.monotonic() < deadline:
-                    # A "remove" uevent comes before its sysfs directory goes: look again shortly.
-                    if select.select([ev], [], [], min(0.05, max(0.0, deadline - time.monotonic())))[0]:
-                        ev.recv(65536)
-                gone = time.monotonic_ns()
+                gone = await_iio(ev, names, f('timeout', 10), absent=True) or time.monotonic_ns()
                 self.create(len(names) == 1, any(s.timestamps for s in self.sensors.values()))
                 seen = await_iio(ev, names, f('timeout', 10))
             return dict(ok=seen is not None, destroyed_ns=destroyed, gone_ns=gone, created_ns=gone, devices_ns=seen)
@@ -528,9 +523,13 @@ class Hub:
                 seen = await_iio(ev, names, f('timeout', 10))
             return dict(ok=seen is not None, created_ns=created, devices_ns=seen)
         if op == 'quit':
+            # Gone, and its IIO devices too, before the reply.
+            names = [{'accel': 'accel_3d', 'gyro': 'gyro_3d'}[n] for n in self.sensors]
             self.stopping = True
-            self.destroy()
-            return dict(ok=True)
+            with uevents() as ev:
+                self.destroy()
+                gone = await_iio(ev, names, f('timeout', 10), absent=True)
+            return dict(ok=gone is not None, gone_ns=gone)
         return dict(ok=False, error=f'unknown op {op!r}')
 
 
@@ -549,7 +548,17 @@ def serve(args):
         os.dup2(devnull, 0)
         os.dup2(logfd, 1)
         os.dup2(logfd, 2)
-    hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms)
+    names = ['accel_3d'] if args.accel_only else ['accel_3d', 'gyro_3d']
+    with uevents() as ev:
+        hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms)
+        # Ready once the kernel has made the IIO devices (listening to uevents since before).
+        seen = await_iio(ev, names, args.timeout)
+    if seen is None:
+        msg = f'error: no IIO devices {names} within {args.timeout} s'
+        if args.background:
+            os.write(w, msg.encode())
+        print(msg, flush=True)
+        return 1
 
     class Handler(socketserver.StreamRequestHandler):
         def handle(self):
@@ -608,15 +617,18 @@ def uevents():
     return s
 
 
-def await_iio(s, names, timeout):
-    """The time (monotonic ns) the IIO devices called names all exist, or None after timeout."""
+def await_iio(s, names, timeout, absent=False):
+    """The time (monotonic ns) the IIO devices called names all exist (absent: none of them
+    does), or None after timeout. s: a uevent socket opened before the change began."""
     deadline = time.monotonic() + timeout
     while True:
-        if all(n in iio_devices() for n in names):
+        have = iio_devices()
+        if (not any(n in have for n in names)) if absent else all(n in have for n in names):
             return time.monotonic_ns()
         left = deadline - time.monotonic()
         if left <= 0:
             return None
+        # A "remove" uevent comes before its sysfs directory goes: look again shortly too.
         if select.select([s], [], [], min(left, 0.05))[0]:
             s.recv(65536)
 
@@ -651,7 +663,8 @@ def main():
     p.add_argument('--accel-only', action='store_true')
     p.add_argument('--timestamps', action='store_true')
     p.add_argument('--min-interval-ms', type=int, default=5)
-    p.add_argument('--background', action='store_true', help='fork once the control socket listens')
+    p.add_argument('--background', action='store_true', help='fork once the IIO devices exist and the control socket listens')
+    p.add_argument('--timeout', type=float, default=30, help='for the IIO devices to appear')
     p.add_argument('--log', help='with --background: append output here')
     p = sub.add_parser('ctl')
     p.add_argument('--socket', default=DEFAULT_SOCKET)
