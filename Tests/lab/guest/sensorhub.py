@@ -30,7 +30,7 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     wait sensor=accel count=N [timeout=S]   awaits N more input reports; {"ok":false} on timeout
     wait sensor=accel total=N [timeout=S]   awaits the count of reports sent reaching N
     ignore_gets n=N                      leave the next N input GET_REPORTs unanswered (uhid times out in 5 s)
-    recreate                             destroy, await the devices gone, create, await them (times)
+    recreate [unplugged=S]               destroy, await the devices gone, wait S s, create, await them (times)
     destroy / create [accel_only=1] [timestamps=1] [wait=1]   remove / re-create the HID device
                                          (wait=1: reply once its IIO devices exist, with their time)
     quit                                 destroy, await the IIO devices gone, exit
@@ -309,12 +309,16 @@ class Hub:
         threading.Thread(target=self._sender, daemon=True).start()
 
     # -- uhid
-    def _write(self, etype, payload):
+    def _write(self, etype, payload, fd=None):
         ev = struct.pack('<I', etype) + payload
         ev += b'\0' * (EVENT_SIZE - len(ev))
         with self.write_lock:
-            if self.fd is not None:
-                os.write(self.fd, ev)
+            fd = self.fd if fd is None else fd
+            if fd is not None:
+                try:
+                    os.write(fd, ev)
+                except OSError:
+                    pass    # a reply to a device destroyed meanwhile
 
     def create(self, accel_only=False, timestamps=False):
         with self.cond:
@@ -334,6 +338,9 @@ class Hub:
         threading.Thread(target=self._reader, args=(self.fd, gen), daemon=True).start()
 
     def destroy(self):
+        # Replies to requests in flight still go out (on the reader's own descriptor) until the
+        # kernel has the UHID_DESTROY: a reader blocked in a GET_REPORT the hub dropped would hold
+        # the device's removal for uhid's 5 s timeout.
         with self.cond:
             fd, self.fd = self.fd, None
             self.cond.notify_all()
@@ -356,16 +363,16 @@ class Hub:
             etype = struct.unpack_from('<I', ev)[0]
             if etype == UHID_GET_REPORT:
                 rid, rnum, rtype = struct.unpack_from('<IBB', ev, 4)
-                self._get_report(rid, rnum, rtype)
+                self._get_report(rid, rnum, rtype, fd)
             elif etype == UHID_SET_REPORT:
                 rid, rnum, rtype, size = struct.unpack_from('<IBBH', ev, 4)
                 data = ev[12:12 + size]
-                self._set_report(rid, rnum, rtype, data)
+                self._set_report(rid, rnum, rtype, data, fd)
             elif etype in (UHID_START, UHID_STOP, UHID_OPEN, UHID_CLOSE):
                 with self.cond:
                     self.events[{UHID_START: 'start', UHID_STOP: 'stop', UHID_OPEN: 'open', UHID_CLOSE: 'close'}[etype]] += 1
 
-    def _get_report(self, rid, rnum, rtype):
+    def _get_report(self, rid, rnum, rtype, fd):
         now = time.monotonic()
         with self.cond:
             s = self.by_id.get(rnum)
@@ -385,11 +392,11 @@ class Hub:
                 data = s.input_report(raw, ts)
                 self._record(s, 'get', raw, ts)
         if data is None:
-            self._write(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, 5, 0))   # EIO
+            self._write(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, 5, 0), fd)   # EIO
         else:
-            self._write(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, 0, len(data)) + data)
+            self._write(UHID_GET_REPORT_REPLY, struct.pack('<IHH', rid, 0, len(data)) + data, fd)
 
-    def _set_report(self, rid, rnum, rtype, data):
+    def _set_report(self, rid, rnum, rtype, data, fd):
         with self.cond:
             s = self.by_id.get(rnum)
             ok = s is not None and rtype == UHID_FEATURE_REPORT and s.set_feature(data)
@@ -398,7 +405,7 @@ class Hub:
                 if not s.active:
                     s.next_due = None
                 self.cond.notify_all()
-        self._write(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, 0 if ok else 5))
+        self._write(UHID_SET_REPORT_REPLY, struct.pack('<IH', rid, 0 if ok else 5), fd)
 
     def _record(self, s, kind, raw, ts_us):
         self.seq += 1
@@ -507,9 +514,11 @@ class Hub:
                 destroyed = time.monotonic_ns()
                 self.destroy()
                 gone = await_iio(ev, names, f('timeout', 10), absent=True) or time.monotonic_ns()
+                time.sleep(f('unplugged', 0))       # how long the hub stays unplugged
+                created = time.monotonic_ns()
                 self.create(len(names) == 1, any(s.timestamps for s in self.sensors.values()))
                 seen = await_iio(ev, names, f('timeout', 10))
-            return dict(ok=seen is not None, destroyed_ns=destroyed, gone_ns=gone, created_ns=gone, devices_ns=seen)
+            return dict(ok=seen is not None, destroyed_ns=destroyed, gone_ns=gone, created_ns=created, devices_ns=seen)
         if op == 'create':
             accel_only = bool(int(req.get('accel_only', 0)))
             if not int(req.get('wait', 0)):
