@@ -6,7 +6,6 @@ Run: /usr/bin/python3 -m pytest -p no:cacheprovider Tests/lab   (after `swift bu
 The session prepares .build-lab/ with scripts/lab.sh (root builds the root file system once; a
 normal user without a cached one gets every test skipped with the reason).
 """
-import json
 import os
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labvm import GUEST_DIR, REPO, Lab, LabError, missing_artifacts  # noqa: E402
+from labvm import REPO, Lab, LabError, missing_artifacts  # noqa: E402
 from labkit import Daemon, GuestHub  # noqa: E402
 
 TIMINGS = []
@@ -56,7 +55,7 @@ def lab():
         pytest.skip('lab not available: ' + why)
     prepared = time.monotonic() - t0
     try:
-        vm = Lab.boot(console_path=None)
+        vm = Lab.boot()
     except LabError as e:
         pytest.fail(f'the lab did not boot: {e}')
     print(f'\nlab: prepared in {prepared:.1f} s, booted in {vm.boot_seconds:.1f} s', file=sys.stderr)
@@ -114,5 +113,3 @@ def daemons(lab, request):
         rc = d.stop()
         assert rc == 0, f'parallaxd exited {rc} on SIGTERM:\n' + d.log_tail()
 
-
-__all__ = ['json', 'GUEST_DIR']
