@@ -10,6 +10,7 @@ PACKAGES=(
   python3-venv python3-setuptools python3-wheel
   sway grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
   libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs dbus-daemon
+  qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod
 )
 
 missing=()

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Runs the host-built parallaxd in the lab guest and talks to it (python3, stdlib only).
+
+    plxrun.py daemon --dir D [--bin PATH] [--set Section.Key=value …] [--log-level L]
+        writes D/parallaxd.conf, starts `parallaxd --source iio:local: --socket D/parallaxd.sock`
+        with NOTIFY_SOCKET and returns once it sends READY=1 (the daemon stays, output in
+        D/parallaxd.log); prints {"pid", "socket", "ready_s"}
+    plxrun.py subscribe --socket S [--rate HZ] [--seconds S] [--frames N] [--until 'y < -0.2']
+        subscribes and prints every server line with its arrival time (CLOCK_MONOTONIC ns) and
+        the time of the subscribe command, as one JSON object
+        --then JSON --hub SOCKET: once the first offset frame is in, send the hub this request
+        (the motion under test starts only once the subscriber holds the current offset)
+    plxrun.py status --socket S     one status reply
+"""
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+DEFAULT_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '.build', 'debug', 'parallaxd')
+
+
+def daemon(a):
+    os.makedirs(a.dir, exist_ok=True)
+    conf = os.path.join(a.dir, 'parallaxd.conf')
+    sections = {'Motion': {'Recenter': 'no'}, 'Access': {'Subscribers': 'everyone', 'Controllers': 'everyone'},
+                'Calibration': {'File': os.path.join(a.dir, 'calibration.conf')}}
+    for s in a.set:
+        key, _, value = s.partition('=')
+        sec, _, k = key.partition('.')
+        sections.setdefault(sec, {})[k] = value
+    with open(conf, 'w') as f:
+        for sec, kv in sections.items():
+            f.write(f'[{sec}]\n' + ''.join(f'{k}={v}\n' for k, v in kv.items()))
+    sock = os.path.join(a.dir, 'parallaxd.sock')
+    notify_path = os.path.join(a.dir, 'notify.sock')
+    if os.path.exists(notify_path):
+        os.unlink(notify_path)
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(notify_path)
+    log = open(os.path.join(a.dir, 'parallaxd.log'), 'ab')
+    env = dict(os.environ, NOTIFY_SOCKET=notify_path)
+    t0 = time.monotonic()
+    p = subprocess.Popen([os.path.realpath(a.bin), '--config', conf, '--socket', sock, '--source', a.source,
+                          '--log-level', a.log_level], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                         env=env, start_new_session=True)
+    if a.no_wait:
+        print(json.dumps(dict(ok=True, pid=p.pid, socket=sock, started_ns=time.monotonic_ns())))
+        return 0
+    notify.settimeout(a.timeout)
+    try:
+        while True:
+            msg = notify.recv(4096).decode()
+            if 'READY=1' in msg.split('\n'):
+                break
+    except socket.timeout:
+        p.kill()
+        print(json.dumps(dict(ok=False, error=f'no READY=1 within {a.timeout} s', rc=p.poll())))
+        return 1
+    print(json.dumps(dict(ok=True, pid=p.pid, socket=sock, ready_s=round(time.monotonic() - t0, 3),
+                          ready_ns=time.monotonic_ns())))
+    return 0
+
+
+def connect(path):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(path)
+    return s, s.makefile('rb')
+
+
+FIELDS = ('type', 'seq', 't', 'x', 'y', 'vx', 'vy', 'sensor', 'reduce_motion', 'calibrated', 'rate')
+
+
+def until_holds(expr, msg, states, frames, lost_ns):
+    """The test's stop condition: a Python expression of the message's fields (type, x, y, t,
+    sensor…; None when absent), states (the state lines so far), frames (offsets so far) and
+    lost_ns (arrival of the last state line other than ok). Builtins (abs, len…) are there."""
+    fields = {k: msg.get(k) for k in FIELDS}
+    fields.update(states=states, frames=frames, lost_ns=lost_ns)
+    try:
+        return bool(eval(expr, {}, fields))  # noqa: S307 - the test's own expression
+    except TypeError:
+        return False
+
+
+def hub_request(path, line):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.connect(path)
+        s.sendall(line.encode() + b'\n')
+        return json.loads(s.makefile('rb').readline())
+
+
+def subscribe(a):
+    t_try = time.monotonic_ns()
+    deadline = time.monotonic() + a.connect_retry
+    while True:
+        try:
+            s, f = connect(a.socket)
+            break
+        except (FileNotFoundError, ConnectionRefusedError):
+            # Only with --connect-retry: a client racing the daemon's start (the case under test).
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+    s.settimeout(a.seconds)
+    lines = []
+    t_connect = time.monotonic_ns()
+    hello = json.loads(f.readline())
+    t_sub = time.monotonic_ns()
+    s.sendall((json.dumps({'cmd': 'subscribe', 'rate': a.rate, 'rotation': 0, 'id': 1}) + '\n').encode())
+    deadline = time.monotonic() + a.seconds
+    frames = 0
+    states = []
+    lost_ns = None
+    then_ns = then_reply = None
+    try:
+        while time.monotonic() < deadline:
+            s.settimeout(max(0.001, deadline - time.monotonic()))
+            line = f.readline()
+            if not line:
+                break
+            msg = json.loads(line)
+            lines.append(dict(recv_ns=time.monotonic_ns(), msg=msg))
+            if msg.get('type') == 'state':
+                states.append(msg.get('sensor'))
+                if msg.get('sensor') != 'ok':
+                    lost_ns = lines[-1]['recv_ns']
+            if msg.get('type') == 'offset':
+                frames += 1
+                if frames == 1 and a.then:
+                    # Subscribed and holding the current offset: now the motion under test.
+                    then_ns = time.monotonic_ns()
+                    then_reply = hub_request(a.hub, a.then)
+                if a.frames and frames >= a.frames:
+                    break
+            if a.until and until_holds(a.until, msg, states, frames, lost_ns):
+                break
+    except (socket.timeout, TimeoutError, OSError):
+        pass
+    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines,
+                          then_ns=then_ns, then_reply=then_reply)))
+    return 0
+
+
+def status(a):
+    s, f = connect(a.socket)
+    f.readline()
+    s.sendall(b'{"cmd":"status"}\n')
+    print(f.readline().decode().strip())
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest='cmd', required=True)
+    p = sub.add_parser('daemon')
+    p.add_argument('--dir', required=True)
+    p.add_argument('--bin', default=DEFAULT_BIN)
+    p.add_argument('--source', default='iio:local:')
+    p.add_argument('--log-level', default='debug')
+    p.add_argument('--set', action='append', default=[])
+    p.add_argument('--timeout', type=float, default=60)
+    p.add_argument('--no-wait', action='store_true', help='return at once, not at READY=1')
+    p = sub.add_parser('subscribe')
+    p.add_argument('--connect-retry', type=float, default=0, help='retry connecting this long (s)')
+    p.add_argument('--socket', required=True)
+    p.add_argument('--rate', type=int, default=60)
+    p.add_argument('--seconds', type=float, default=10)
+    p.add_argument('--frames', type=int, default=0)
+    p.add_argument('--until', help='stop after the message for which this Python expression holds (see until_holds)')
+    p.add_argument('--then', help='after the first offset frame, send this JSON line to the hub (--hub)')
+    p.add_argument('--hub', default='/run/sensorhub.sock')
+    p = sub.add_parser('status')
+    p.add_argument('--socket', required=True)
+    a = ap.parse_args()
+    return dict(daemon=daemon, subscribe=subscribe, status=status)[a.cmd](a)
+
+
+if __name__ == '__main__':
+    sys.exit(main())

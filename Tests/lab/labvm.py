@@ -1,0 +1,316 @@
+#!/usr/bin/env python3
+"""Host side of the real-kernel lab (docs/lab.md): boots the cached kernel, initramfs and root
+image of .build-lab/ (scripts/lab.sh prepares them) under qemu-system-x86_64 with TCG, and talks
+to the guest agent (Tests/lab/guest/agent.py) over a virtio-serial port.
+
+    lab = Lab.boot()                       # returns once the agent answers
+    r = lab.run(['cat', '/proc/version'])  # Result(rc, stdout, stderr, timed_out, seconds)
+    lab.read(path), lab.write(path, value) # a guest file, without starting a process
+    out = lab.check('ls /sys/bus/iio/devices')   # a str is run by bash; non-zero rc raises
+    lab.shutdown()
+
+Command line (scripts/lab.sh uses it after preparing):
+    labvm.py run -- CMD [ARG…]     boot, run CMD in the guest, print its output, power off, exit rc
+    labvm.py shell                 boot with a root shell on the console (Ctrl-A x quits qemu)
+"""
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import namedtuple
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+LAB_DIR = os.environ.get('PARALLAX_LAB_DIR', os.path.join(REPO, '.build-lab'))
+GUEST_DIR = os.path.join(HERE, 'guest')
+READY = b'LAB-AGENT-READY'
+# Shared read-only into the guest at the same paths: the repository (the host-built binaries and
+# the guest programs) and the Swift runtime the debug binaries link (RUNPATH /opt/swift/…).
+SHARES = [('repo', REPO)] + ([('swift', '/opt/swift')] if os.path.isdir('/opt/swift') else [])
+
+# PARALLAX_LAB_TRACE=1: print every request to the guest with the time it took (stderr).
+TRACE = os.environ.get('PARALLAX_LAB_TRACE') == '1'
+
+Result = namedtuple('Result', 'rc stdout stderr timed_out seconds')
+
+
+class LabError(Exception):
+    pass
+
+
+def missing_artifacts():
+    """Why the lab cannot boot from .build-lab/ (None when it can)."""
+    if not shutil.which('qemu-system-x86_64'):
+        return 'qemu-system-x86_64 is not installed (scripts/setup.sh installs it as root)'
+    for name in ('kernel/vmlinuz', 'initramfs.cpio.gz', 'root.img'):
+        path = os.path.join(LAB_DIR, name)
+        if not os.access(path, os.R_OK):
+            return f'{path} is missing or unreadable (scripts/lab.sh prepare builds it)'
+    return None
+
+
+def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''):
+    kernel = os.path.join(LAB_DIR, 'kernel', 'vmlinuz')
+    append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + os.path.join(GUEST_DIR, 'init.sh')]
+    append += [f'lab.share={tag}:{path}' for tag, path in SHARES]
+    if shell:
+        append.append('lab.shell=1')
+    if extra_append:
+        append.append(extra_append)
+    cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-smp', str(cpus), '-m', str(memory),
+           '-nic', 'none', '-no-reboot',
+           '-kernel', kernel, '-initrd', os.path.join(LAB_DIR, 'initramfs.cpio.gz'),
+           '-append', ' '.join(append),
+           # snapshot=on: guest writes go to a temporary overlay, the cached image never changes.
+           '-drive', f'file={os.path.join(LAB_DIR, "root.img")},format=raw,if=virtio,snapshot=on']
+    for tag, path in SHARES:
+        cmd += ['-virtfs', f'local,path={path},mount_tag={tag},security_model=none,readonly=on']
+    cmd += ['-device', 'virtio-serial']
+    if shell:
+        cmd += ['-chardev', f'socket,path={agent_socket},server=on,wait=off,id=agent']
+    else:
+        # We listen, qemu connects at start: no polling for a socket file.
+        cmd += ['-chardev', f'socket,path={agent_socket},id=agent']
+    cmd += ['-device', 'virtserialport,chardev=agent,name=lab']
+    if shell:
+        cmd += ['-nographic']
+    else:
+        cmd += ['-display', 'none', '-monitor', 'none', '-serial', 'stdio']
+    return cmd
+
+
+class Lab:
+    def __init__(self):
+        self.proc = None
+        self.conn = None
+        self.tmp = None
+        self.console_path = None
+        self.boot_seconds = None
+        self._ready = threading.Event()
+        self._exited = threading.Event()
+        self._replies = {}
+        self._cond = threading.Condition()
+        self._next_id = 0
+        self._send_lock = threading.Lock()
+
+    @classmethod
+    def boot(cls, timeout=240, console_path=None, memory=1024, cpus=2):
+        """Boots the lab and returns once the guest agent answers (raises LabError on failure)."""
+        why = missing_artifacts()
+        if why:
+            raise LabError(why)
+        lab = cls()
+        lab._start(timeout, console_path, memory, cpus)
+        return lab
+
+    def _start(self, timeout, console_path, memory, cpus):
+        t0 = time.monotonic()
+        self.tmp = tempfile.mkdtemp(prefix='plx-lab-', dir='/tmp')
+        sock_path = os.path.join(self.tmp, 'agent.sock')
+        self.console_path = console_path or os.path.join(self.tmp, 'console.log')
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(sock_path)
+        listener.listen(1)
+        self.proc = subprocess.Popen(qemu_command(sock_path, memory=memory, cpus=cpus),
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        threading.Thread(target=self._console_reader, daemon=True).start()
+        listener.settimeout(30)
+        try:
+            self.conn, _ = listener.accept()
+        except socket.timeout:
+            self.shutdown()
+            raise LabError('qemu did not connect to the agent socket: ' + self.console_tail())
+        finally:
+            listener.close()
+        threading.Thread(target=self._reply_reader, daemon=True).start()
+        deadline = t0 + timeout
+        while not self._ready.wait(0.5):
+            if self._exited.is_set() or time.monotonic() > deadline:
+                why = 'qemu exited' if self._exited.is_set() else f'no agent after {timeout} s'
+                self.shutdown()
+                raise LabError(f'lab did not boot ({why}); console:\n' + self.console_tail())
+        # The agent printed its marker after opening the port; the first request proves the path.
+        r = self.run(['true'], timeout=60)
+        if r.rc != 0:
+            raise LabError('the guest agent does not run commands: %r' % (r,))
+        self.boot_seconds = time.monotonic() - t0
+
+    def _console_reader(self):
+        with open(self.console_path, 'wb') as log:
+            for line in self.proc.stdout:
+                log.write(line)
+                log.flush()
+                if READY in line:
+                    self._ready.set()
+        self.proc.wait()
+        self._exited.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    def _reply_reader(self):
+        buf = b''
+        while True:
+            try:
+                chunk = self.conn.recv(65536)
+            except OSError:
+                chunk = b''
+            if not chunk:
+                break
+            buf += chunk
+            while b'\n' in buf:
+                line, buf = buf.split(b'\n', 1)
+                try:
+                    obj = json.loads(line)
+                except ValueError:
+                    continue
+                with self._cond:
+                    self._replies[obj.get('id')] = obj
+                    self._cond.notify_all()
+        self._exited.set()
+        with self._cond:
+            self._cond.notify_all()
+
+    def console_tail(self, lines=40):
+        try:
+            with open(self.console_path, 'rb') as f:
+                return b''.join(f.readlines()[-lines:]).decode(errors='replace')
+        except OSError:
+            return ''
+
+    def _request(self, req, timeout):
+        with self._cond:
+            self._next_id += 1
+            rid = self._next_id
+        req['id'] = rid
+        data = (json.dumps(req) + '\n').encode()
+        with self._send_lock:
+            self.conn.sendall(data)
+        deadline = time.monotonic() + timeout
+        t0 = time.monotonic()
+        try:
+            return self._await_reply(rid, req, deadline, timeout)
+        finally:
+            if TRACE:
+                what = req.get('argv') or req.get('sh') or {k: v for k, v in req.items() if k not in ('id', 'timeout')}
+                print(f'lab: {time.monotonic() - t0:6.2f} s  {str(what)[:150]}', file=sys.stderr)
+
+    def _await_reply(self, rid, req, deadline, timeout):
+        with self._cond:
+            while rid not in self._replies:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise LabError(f'no reply from the guest within {timeout} s to {req!r}')
+                if self._exited.is_set():
+                    raise LabError(f'the guest went away during {req!r}; console:\n' + self.console_tail())
+                self._cond.wait(left)
+            return self._replies.pop(rid)
+
+    def run(self, cmd, timeout=60, input=None, env=None):
+        """Runs cmd in the guest as root (a list: exec'd; a str: run by bash -c) and returns its
+        Result. The command is killed after timeout seconds (timed_out=True)."""
+        req = {'argv': list(cmd)} if not isinstance(cmd, str) else {'sh': cmd}
+        req['timeout'] = timeout
+        if input is not None:
+            req['input'] = input
+        if env:
+            req['env'] = env
+        obj = self._request(req, timeout + 30)
+        return Result(obj['rc'], obj['stdout'], obj['stderr'], obj.get('timed_out', False),
+                      obj.get('seconds'))
+
+    def op(self, op, timeout=60, **fields):
+        """One of the agent's own operations, run without a process: read (path), write (path,
+        data), unix (path, line: one request line to a Unix socket). Returns its Result."""
+        obj = self._request(dict(fields, op=op, timeout=timeout), timeout + 30)
+        return Result(obj['rc'], obj['stdout'], obj['stderr'], False, None)
+
+    def read(self, path):
+        """The text of a guest file (stripped); raises LabError if it cannot be read."""
+        r = self.op('read', path=path)
+        if r.rc != 0:
+            raise LabError(f'reading {path} in the guest: {r.stderr}')
+        return r.stdout.strip()
+
+    def write(self, path, value):
+        r = self.op('write', path=path, data=str(value))
+        if r.rc != 0:
+            raise LabError(f'writing {value!r} to {path} in the guest: {r.stderr}')
+
+    def check(self, cmd, timeout=60, **kw):
+        """run(), raising LabError unless the command exits 0; returns its stdout."""
+        r = self.run(cmd, timeout=timeout, **kw)
+        if r.rc != 0 or r.timed_out:
+            raise LabError(f'guest command {cmd!r} failed: rc={r.rc} timed_out={r.timed_out}\n'
+                           f'stdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}')
+        return r.stdout
+
+    def run_background(self, cmd, log):
+        """Starts the shell command cmd in the guest in its own session, output to the guest file
+        log; returns its pid."""
+        q = cmd.replace("'", "'\\''")
+        return int(self.check(f"setsid bash -c '{q}' >{log} 2>&1 </dev/null & echo $!").strip())
+
+    def shutdown(self):
+        if self.proc and self.proc.poll() is None:
+            if self.conn and not self._exited.is_set():
+                try:
+                    self._request({'op': 'poweroff'}, 10)
+                except (LabError, OSError):
+                    pass
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.conn:
+            self.conn.close()
+            self.conn = None
+        if self.tmp:
+            keep = os.environ.get('PARALLAX_LAB_KEEP')
+            if not keep:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+
+
+def main(argv):
+    if len(argv) >= 1 and argv[0] == 'shell':
+        why = missing_artifacts()
+        if why:
+            print('lab:', why, file=sys.stderr)
+            return 77
+        tmp = tempfile.mkdtemp(prefix='plx-lab-', dir='/tmp')
+        try:
+            print('lab: booting (TCG, about 10-20 s); a root shell follows; `exit` or Ctrl-A x ends it',
+                  file=sys.stderr)
+            return subprocess.call(qemu_command(os.path.join(tmp, 'agent.sock'), shell=True))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if len(argv) >= 2 and argv[0] == 'run':
+        cmd = argv[2:] if argv[1] == '--' else argv[1:]
+        t0 = time.monotonic()
+        try:
+            lab = Lab.boot()
+        except LabError as e:
+            print('lab:', e, file=sys.stderr)
+            return 1
+        print(f'lab: booted in {lab.boot_seconds:.1f} s', file=sys.stderr)
+        try:
+            r = lab.run(cmd if len(cmd) > 1 else cmd[0], timeout=3600)
+            sys.stdout.write(r.stdout)
+            sys.stderr.write(r.stderr)
+            return r.rc if not r.timed_out else 124
+        finally:
+            lab.shutdown()
+            print(f'lab: done in {time.monotonic() - t0:.1f} s', file=sys.stderr)
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))

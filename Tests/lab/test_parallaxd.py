@@ -1,0 +1,111 @@
+"""parallaxd (built on the host, run in the guest with --source iio:local:) on the real drivers."""
+import time
+
+import pytest
+
+from labkit import offsets
+
+# Recenter off: the reference stays the pose the sensors opened in. Linger=60 keeps them open
+# between a test's subscriptions (a reopen takes the pose of that moment as the reference).
+KEEP = ['Motion.Recenter=no', 'Sensor.Linger=60']
+
+
+def moves(d, hub, until, **attitude):
+    """Subscribes, turns the hub to attitude once the subscriber holds the current offset, and
+    returns the offset frames up to the one for which until holds, and when the turn began."""
+    sub = d.subscribe(seconds=30, until=until, then=dict(op='attitude', **attitude), hub=hub)
+    frames = offsets(sub)
+    t0 = int(float(sub['then_reply']['until']) * 1e9) - int(attitude.get('seconds', 0) * 1e9)
+    print(f'{attitude}: {until} after {(frames[-1]["recv_ns"] - t0) / 1e9:.2f} s: '
+          + ' '.join(f'{(f["t"] - t0) / 1e9:+.2f}:{f["x"]:+.3f},{f["y"]:+.3f}' for f in frames))
+    return frames, t0
+
+
+def test_tilt_sign_and_back(lab, hub, daemons):
+    d = daemons.start(KEEP)
+    # Top edge away from the viewer, 20°: a negative rotation about device +X, y < 0
+    # (docs/frames.md); −20/90 = −0.22.
+    frames, _ = moves(d, hub, 'y < -0.2', x=-20, seconds=1)
+    assert frames[-1]['y'] < -0.2, frames[-5:]
+    moving = [f for f in frames if abs(f['y']) > 0.02]
+    assert moving and all(f['y'] < 0 for f in moving), moving[:5]
+    assert all(abs(f['x']) < 0.05 for f in frames), frames
+    # And back to the reference pose.
+    back, _ = moves(d, hub, 'abs(y) < 0.03', x=0, seconds=1)
+    assert abs(back[-1]['y']) < 0.03 and back[0]['y'] < -0.2, (back[:2], back[-2:])
+    # Top edge toward the viewer: y > 0.
+    toward, _ = moves(d, hub, 'y > 0.15', x=20, seconds=1)
+    assert toward[-1]['y'] > 0.15 and all(f['y'] > -0.02 for f in toward), toward[-3:]
+
+
+def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
+    d = daemons.start(KEEP)
+    # A right-hand turn about device +Y (right edge away from the viewer): x > 0. The first frames
+    # of the turn come from the gyroscope (the accelerometer's correction is slow: FilterGain 0.5).
+    frames, t_turn = moves(d, hub, 'x > 0.15', y=20, seconds=1)
+    assert frames[-1]['x'] > 0.15, frames[-5:]
+    early = [f for f in frames if t_turn < f['t'] < t_turn + 400_000_000 and abs(f['x']) > 0.01]
+    assert early and all(f['x'] > 0 and f['vx'] > 0 for f in early), frames[:8]
+    assert all(abs(f['y']) < 0.05 for f in frames)
+
+
+def test_get_report_rate_of_the_polling_daemon(lab, hub, daemons, capsys):
+    """Measured, not asserted: how many synchronous GET_REPORTs the daemon's sysfs polling costs
+    the hub (and the kernel) while the device moves and while it rests."""
+    d = daemons.start(KEEP)
+    d.subscribe(seconds=20, frames=1)
+    sub = d.subscribe_async(seconds=7)
+    rates = {}
+    for label, action in (('moving (turning 30 deg/s about x)', dict(x=30)), ('at rest', dict(x=0))):
+        hub.ctl('rate', **action)
+        if label == 'at rest':
+            # RestAfter=2: the daemon slows down after 2 s still; measure after that.
+            time.sleep(2.5)   # a measurement window, not a synchronisation
+        before = hub.status()
+        t0 = time.monotonic()
+        time.sleep(1.5)     # a measurement window
+        after = hub.status()
+        dt = time.monotonic() - t0
+        rates[label] = {s: (after['sensors'][s]['get_input'] - before['sensors'][s]['get_input']) / dt
+                        for s in ('accel', 'gyro')}
+    sub.result()
+    with capsys.disabled():
+        for label, r in rates.items():
+            print(f"\n  GET_REPORT(input)/s {label}: accel {r['accel']:.0f}, gyro {r['gyro']:.0f}"
+                  f" (each read of one *_raw attribute is one GET_REPORT)")
+    assert rates['moving (turning 30 deg/s about x)']['accel'] > 0
+
+
+def test_hub_destroyed_and_recreated_is_followed_within_1s(lab, hub, daemons, capsys):
+    d = daemons.start(KEEP)
+    d.subscribe(seconds=20, frames=1)
+    # Until the first offset frame from a sample taken after the loss was announced.
+    # The hub is unplugged for 1 s and plugged back once the subscriber holds its first frame.
+    # (Re-plugged at once, the new devices take the old numbers and the daemon, reading at rest,
+    # may not notice at all.)
+    result = d.subscribe(seconds=40, until="type == 'offset' and lost_ns and t > lost_ns and states[-1] == 'ok'",
+                         then=dict(op='recreate', unplugged=1), hub=hub)
+    back = result['then_reply']                   # devices_ns: when the kernel's new devices were there
+    assert back['ok'], back
+    states = [(l['msg']['sensor'], l['recv_ns']) for l in result['lines'] if l['msg'].get('type') == 'state']
+    assert [s for s, _ in states][-1:] == ['ok'] and len(states) >= 3, (states, d.log_tail())
+    frame = [l for l in result['lines'] if l['msg'].get('type') == 'offset'][-1]
+    t_new = back['devices_ns']
+    reads = [r['t_ns'] for r in hub.ctl('sent', since=0)['reports'] if r['kind'] == 'get' and r['t_ns'] > back['created_ns']]
+    first_read = (min(reads) - t_new) / 1e9 if reads else float('nan')
+    ok_delay = (states[-1][1] - t_new) / 1e9
+    frame_delay = (frame['recv_ns'] - t_new) / 1e9
+    kinds = [s['kind'] for s in d.status()['sensors']]
+    with capsys.disabled():
+        print(f"\n  hub removed in {(back['gone_ns'] - back['destroyed_ns']) / 1e9:.2f} s, unplugged "
+              f"{(back['created_ns'] - back['gone_ns']) / 1e9:.2f} s; the kernel made both devices "
+              f"{(t_new - back['created_ns']) / 1e9:.2f} s after the create; states heard: {[s for s, _ in states]}; "
+              f"after both devices existed: the daemon's first GET_REPORT {first_read:+.2f} s, state ok {ok_delay:+.2f} s, "
+              f"first offset frame {frame_delay:+.2f} s (its sample {(frame['recv_ns'] - frame['msg']['t']) / 1e9:.2f} s old); "
+              f"sensors now {kinds}")
+    assert kinds == ['accel', 'gyro'], f'after the re-creation parallaxd uses {kinds}'
+    assert frame_delay <= 5.0, f'parallaxd followed the re-created hub after {frame_delay:.2f} s'
+    if frame_delay > 1.0:
+        # The retry back-off (0.5 s, doubling) plus ≈ 0.45 s for the first raw reads of both
+        # devices (runtime-PM resume and two report intervals each).
+        pytest.xfail(f'parallaxd followed the re-created hub after {frame_delay:.2f} s (> 1 s)')

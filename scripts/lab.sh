@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# The real-kernel lab: Debian 12's own kernel under qemu-system-x86_64 (TCG), its HID sensor-hub
+# IIO drivers fed by our sensor hub over /dev/uhid in the guest (docs/lab.md).
+#
+#   scripts/lab.sh                  prepare (cached in .build-lab/), boot, a root shell on the console
+#   scripts/lab.sh run CMD [ARG…]   prepare, boot, run CMD in the guest (through the agent), power off;
+#                                   exits with CMD's status
+#   scripts/lab.sh prepare          only build what is missing or stale in .build-lab/
+#
+# What is cached, each rebuilt when its recipe (hashed into a stamp) changes:
+#   kernel/     the kernel package (downloaded with apt-get, unpacked, depmod'ed)
+#   rootfs/     a debootstrap'ed Debian 12 (minbase + the packages below + the kernel's modules),
+#   root.img    packed into an ext4 image (booted with snapshot=on: the cached image never changes)
+#   initramfs.cpio.gz  busybox, the modules to reach the disk and the 9p shares, and init/
+# Building the root file system needs root (debootstrap); a normal user uses the cached image or
+# gets exit status 77 ("skipped") with the reason. The host's repository and /opt/swift are shared
+# read-only into the guest over virtio-9p at the same absolute paths, so host-built binaries run there.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+LAB="${PARALLAX_LAB_DIR:-$ROOT/.build-lab}"
+GUEST="$ROOT/Tests/lab/guest"
+SUITE=bookworm
+MIRROR="${PARALLAX_LAB_MIRROR:-}"
+if [ -z "$MIRROR" ]; then
+  MIRROR="$(sed -n 's/^URIs:[[:space:]]*\(http[^ ]*debian\)[[:space:]]*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
+  MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+fi
+# In the guest: the daemon's libraries, python3 for the agent and the hub, kmod for modprobe;
+# udev and systemd for a later systemd-as-PID-1 mode; libiio-utils to debug by hand.
+ROOTFS_PACKAGES=(systemd udev kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace)
+# Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies).
+INITRAMFS_MODULES=(virtio_pci virtio_blk ext4 9pnet_virtio 9p)
+
+log() { printf 'lab: %s\n' "$*" >&2; }
+hash_of() { sha256sum | cut -c1-16; }
+
+kernel_package() {
+  # The kernel Debian's linux-image-amd64 points at (resolved from the local package lists).
+  if [ -n "${PARALLAX_LAB_KERNEL:-}" ]; then echo "$PARALLAX_LAB_KERNEL"; return; fi
+  apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1
+}
+
+prepare_kernel() {
+  local pkg="$1" stamp
+  stamp="$(printf '%s\n' "$pkg" "kernel-v1" | hash_of)"
+  if [ "$(cat "$LAB/kernel.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/kernel/vmlinuz" ]; then return; fi
+  if [ ! -w "$LAB" ]; then
+    [ -f "$LAB/kernel/vmlinuz" ] && { log "kernel recipe changed, but $LAB is not writable: using the cached kernel"; return; }
+    log "SKIP: $LAB is not writable and has no kernel"; exit 77
+  fi
+  log "kernel: fetching $pkg"
+  rm -rf "$LAB/kernel" "$LAB/kernel.stamp"
+  mkdir -p "$LAB/kernel/deb"
+  (cd "$LAB/kernel/deb" && apt-get download -q "$pkg" >/dev/null 2>&1) || { log "apt-get download $pkg failed"; exit 1; }
+  dpkg-deb -x "$LAB/kernel/deb/"*.deb "$LAB/kernel/tree"
+  local version
+  version="$(ls "$LAB/kernel/tree/lib/modules")"
+  depmod -b "$LAB/kernel/tree" "$version"
+  ln -s "tree/boot/vmlinuz-$version" "$LAB/kernel/vmlinuz"
+  echo "$version" > "$LAB/kernel/version"
+  echo "$stamp" > "$LAB/kernel.stamp"
+}
+
+prepare_rootfs() {
+  local kstamp stamp
+  kstamp="$(cat "$LAB/kernel.stamp")"
+  stamp="$(printf '%s\n' "$SUITE" "$MIRROR" "${ROOTFS_PACKAGES[@]}" "$kstamp" "rootfs-v1" | hash_of)"
+  if [ "$(cat "$LAB/rootfs.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/root.img" ]; then return; fi
+  if [ "$(id -u)" != 0 ]; then
+    if [ -f "$LAB/root.img" ]; then
+      log "root file system recipe changed, but only root can rebuild it (debootstrap): using the cached image"
+      return
+    fi
+    log "SKIP: no cached root file system in $LAB and building one needs root (debootstrap): run scripts/lab.sh prepare as root once"
+    exit 77
+  fi
+  log "root file system: debootstrap $SUITE from $MIRROR (about 75 s)"
+  rm -rf "$LAB/rootfs" "$LAB/rootfs.tmp" "$LAB/root.img" "$LAB/rootfs.stamp"
+  local inc
+  inc="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")"
+  debootstrap --variant=minbase --include="$inc" "$SUITE" "$LAB/rootfs.tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
+    || { log "debootstrap failed, see $LAB/debootstrap.log"; tail -n 20 "$LAB/debootstrap.log" >&2; exit 1; }
+  local version
+  version="$(cat "$LAB/kernel/version")"
+  mkdir -p "$LAB/rootfs.tmp/lib/modules"
+  cp -a "$LAB/kernel/tree/lib/modules/$version" "$LAB/rootfs.tmp/lib/modules/"
+  echo lab > "$LAB/rootfs.tmp/etc/hostname"
+  printf '127.0.0.1 localhost\n127.0.1.1 lab\n' > "$LAB/rootfs.tmp/etc/hosts"
+  rm -rf "$LAB/rootfs.tmp/var/cache/apt/archives/"*.deb
+  mv "$LAB/rootfs.tmp" "$LAB/rootfs"
+  log "root file system: packing root.img (ext4, no loop mount)"
+  mke2fs -q -t ext4 -L labroot -d "$LAB/rootfs" "$LAB/root.img" 2G
+  chmod a+r "$LAB/root.img"
+  echo "$stamp" > "$LAB/rootfs.stamp"
+}
+
+prepare_initramfs() {
+  local version kdir stamp busybox
+  version="$(cat "$LAB/kernel/version")"
+  kdir="$LAB/kernel/tree"
+  busybox="$(command -v busybox || true)"
+  [ -n "$busybox" ] || { log "busybox not found (apt-get install busybox-static)"; exit 1; }
+  stamp="$( { cat "$LAB/kernel.stamp"; printf '%s\n' "${INITRAMFS_MODULES[@]}"; cat "$GUEST/initramfs-init"; sha256sum "$busybox"; echo initramfs-v1; } | hash_of)"
+  if [ "$(cat "$LAB/initramfs.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/initramfs.cpio.gz" ]; then return; fi
+  if [ ! -w "$LAB" ]; then
+    [ -f "$LAB/initramfs.cpio.gz" ] && { log "initramfs recipe changed, but $LAB is not writable: using the cached one"; return; }
+    log "SKIP: $LAB is not writable and has no initramfs"; exit 77
+  fi
+  log "initramfs: busybox + ${INITRAMFS_MODULES[*]}"
+  local dir="$LAB/initramfs.tmp"
+  rm -rf "$dir"
+  mkdir -p "$dir"/{bin,dev,proc,sys,newroot,modules}
+  cp "$busybox" "$dir/bin/busybox"
+  # Modules in dependency order, each once.
+  local m line
+  : > "$dir/modules/order"
+  for m in "${INITRAMFS_MODULES[@]}"; do
+    modprobe -d "$kdir" -S "$version" --show-depends "$m" | while read -r line; do
+      set -- $line
+      [ "$1" = insmod ] || continue
+      local base
+      base="$(basename "$2")"
+      if ! grep -qx "$base" "$dir/modules/order"; then
+        cp "$2" "$dir/modules/$base"
+        echo "$base" >> "$dir/modules/order"
+      fi
+    done
+  done
+  install -m 0755 "$GUEST/initramfs-init" "$dir/init"
+  (cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$LAB/initramfs.cpio.gz"
+  rm -rf "$dir"
+  echo "$stamp" > "$LAB/initramfs.stamp"
+}
+
+prepare() {
+  for tool in qemu-system-x86_64 apt-get dpkg-deb cpio gzip; do
+    command -v "$tool" >/dev/null || { log "SKIP: $tool not found (scripts/setup.sh installs the lab's packages as root)"; exit 77; }
+  done
+  for tool in depmod modprobe mke2fs debootstrap; do
+    command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || [ -x "/sbin/$tool" ] || { log "SKIP: $tool not found (scripts/setup.sh installs the lab's packages as root)"; exit 77; }
+  done
+  export PATH="$PATH:/usr/sbin:/sbin"
+  if [ "$(id -u)" != 0 ] && [ ! -f "$LAB/root.img" ]; then
+    log "SKIP: no cached root file system in $LAB and building one needs root (debootstrap): run scripts/lab.sh prepare as root once"
+    exit 77
+  fi
+  mkdir -p "$LAB" 2>/dev/null || true
+  # One preparation at a time (two test runs from one checkout); a cache made by root is only
+  # read by other users.
+  if [ -w "$LAB" ]; then
+    exec 9>"$LAB/.lock"
+    flock 9
+  fi
+  local t0=$SECONDS pkg
+  if [ -f "$LAB/kernel.stamp" ] && [ -z "$(kernel_package)" ]; then
+    pkg="$(basename "$(ls "$LAB/kernel/deb/"*.deb)" | cut -d_ -f1)"
+  else
+    pkg="$(kernel_package)"
+  fi
+  [ -n "$pkg" ] || { log "SKIP: no Debian kernel package known to apt (apt-cache depends linux-image-amd64)"; exit 77; }
+  prepare_kernel "$pkg"
+  prepare_rootfs
+  prepare_initramfs
+  log "prepared in $((SECONDS - t0)) s ($LAB)"
+}
+
+case "${1:-shell}" in
+  prepare) prepare ;;
+  shell)
+    prepare
+    exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" shell ;;
+  run)
+    shift
+    [ $# -gt 0 ] || { echo "usage: scripts/lab.sh run CMD [ARG…]" >&2; exit 2; }
+    prepare
+    exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" run -- "$@" ;;
+  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
+  *) echo "usage: scripts/lab.sh [shell | run CMD [ARG…] | prepare]" >&2; exit 2 ;;
+esac
