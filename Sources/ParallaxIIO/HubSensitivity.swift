@@ -111,8 +111,13 @@ struct HubSensitivity {
     }
 
     /// A value as sysfs takes it (IIO_VAL_INT_PLUS_MICRO: at most six decimals).
+    /// Values beyond this (hub units) are written as it: a sensitivity read from sysfs as 1e300
+    /// must not trap converting to micro-units, and no hub's field holds more.
+    static let largestText = 1e12
+
     static func text(_ value: Double) -> String {
-        let micro = Int64((value * 1e6).rounded())
+        let bounded = value.isFinite ? min(max(value, 0), largestText) : 0
+        let micro = Int64((bounded * 1e6).rounded())
         let whole = micro / 1_000_000
         let fraction = String(micro % 1_000_000)
         return "\(whole).\(String(repeating: "0", count: 6 - fraction.count))\(fraction)"

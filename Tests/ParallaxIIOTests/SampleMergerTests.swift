@@ -240,6 +240,10 @@ import Testing
         #expect(HubSensitivity.text(0.05) == "0.050000")
         #expect(HubSensitivity.text(0) == "0.000000")
         #expect(HubSensitivity.text(1.27) == "1.270000")
+        // A sensitivity read from sysfs as garbage is written bounded, never trapping.
+        #expect(HubSensitivity.text(1e300) == "1000000000000.000000")
+        #expect(HubSensitivity.text(.infinity) == "0.000000")
+        #expect(HubSensitivity.text(-3) == "0.000000")
     }
 
     @Test func devicesRestingTogetherWakeAsTheFastestAndOnlyThroughDescriptorsIfAllDo() {
