@@ -7,6 +7,11 @@ import ParallaxProtocol
 extension Daemon: SensorEvents, HubOutput {
     func sensorsOpened() { engine.reset() }
 
+    /// A new subscriber must not get an offset from sensors that have closed as the current one
+    /// (its sample may be minutes old, the device moved since): it gets the first frame of the
+    /// reopened sensors instead, which the reset engine publishes whatever MinimumChange says.
+    func sensorsClosed() { hub.forgetLatest() }
+
     func sensorStateChanged(_ state: SensorState) {
         logger.info("sensor state: \(state.rawValue)")
         broadcastState()

@@ -100,6 +100,14 @@ final class Hub {
         if deliver { deliverAll() }
     }
 
+    /// No frame is current any more (the sensors closed): nothing is sent to a new subscriber
+    /// until the next `publish`. `seq` keeps counting.
+    func forgetLatest() {
+        latest = nil
+        encoded.removeAll(keepingCapacity: true)
+        if let timer { loop.cancel(timer); self.timer = nil }
+    }
+
     /// The last frame before silence (reduce motion's (0, 0)): it becomes the latest frame and
     /// goes to every subscriber now, whatever its rate, due time or socket state (a backed-up
     /// socket queues it like a state line). Why not `publish`: that delivers to subscribers that

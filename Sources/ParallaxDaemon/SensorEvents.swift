@@ -9,6 +9,9 @@ import SystemPackage
 protocol SensorEvents: AnyObject {
     /// A fresh capture opened: downstream state from the previous one no longer applies.
     func sensorsOpened()
+    /// The capture ended (closed for want of subscribers, failed, or a replay's end): the last
+    /// offset is no longer the current one.
+    func sensorsClosed()
     func sensorSample(_ sample: Sample)
     /// After each batch of samples: the newest frame can go out now.
     func sampleBatchEnded()

@@ -143,6 +143,7 @@ final class Supervisor {
         rest = .running
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
+        events.sensorsClosed()
     }
 
     /// Takes queued samples now (a new subscriber wants the current offset, not a batch old one).
@@ -244,11 +245,13 @@ final class Supervisor {
                 self.capture = nil
                 cancelTake()
                 rest = .running
+                self.events.sensorsClosed()
                 fail(error)
             case .ended:
                 self.capture = nil
                 cancelTake()
                 rest = .running
+                self.events.sensorsClosed()
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
             }

@@ -67,6 +67,7 @@ import Testing
         var samples: [Int64] = []
         var batches = 0
         func sensorsOpened() {}
+        func sensorsClosed() {}
         func sensorSample(_ sample: Sample) { samples.append(sample.t) }
         func sampleBatchEnded() { batches += 1 }
         func sensorStateChanged(_ state: SensorState) {}

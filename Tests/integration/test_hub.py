@@ -62,6 +62,22 @@ def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_d
     wait_until(lambda: closing() >= 2, 5, 'the sensors to close after the last subscriber left')
 
 
+def test_a_subscriber_after_the_sensors_closed_gets_a_fresh_offset_not_the_last_one(workdir, start_daemon, MOTION):
+    # The start-up look publishes offsets, then the sensors close (Linger): those offsets are not
+    # current any more. A subscriber arriving later must get its first frame from a sample taken
+    # after it subscribed (the reopened sensors), not the look's last frame with its old time.
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=0.3\n'))
+    closing = lambda: daemon.stderr_text().count('closing sensors')
+    wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
+    c = daemon.connect()
+    subscribed_at = time.monotonic_ns()
+    c.subscribe(rate=30)
+    assert c.wait_offset(lambda x, y: True, 5) is not None, 'no frame for a new subscriber'
+    first = c.offsets()[0]
+    assert first['t'] >= subscribed_at, 'the first frame carried a sample %.2f s older than the subscription' % (
+        (subscribed_at - first['t']) / 1e9)
+
+
 # Wake-ups a second the daemon may make, all threads together, with 200 Hz input and 60 Hz
 # subscribers: one per frame (60) with room for noise, under one per sample (200) and under
 # a capture thread and a loop each waking per frame (120).
