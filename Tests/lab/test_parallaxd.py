@@ -49,6 +49,18 @@ def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
     assert all(abs(f['y']) < 0.05 for f in frames)
 
 
+def test_accelerometer_only_hub_still_gives_the_tilt(lab, make_hub, daemons):
+    # Most cheaper convertibles have no gyroscope: the hub makes accel_3d alone, captured buffered,
+    # and tilt still moves the offset (from gravity alone), with the sign of the full pair.
+    hub = make_hub(accel_only=True)
+    d = daemons.start(KEEP)
+    frames, _ = moves(d, hub, 'y < -0.15', x=-20, seconds=1)
+    assert frames[-1]['y'] < -0.15, frames[-5:]
+    assert 'capture: buffered (accel ' in d.log_tail() and 'gyro' not in [s['kind'] for s in d.status()['sensors']], \
+        d.log_tail()
+    assert hub.sensor('accel')['get_input'] == 0
+
+
 def test_buffered_capture_asks_nothing_and_the_hub_rests(lab, hub, daemons, capsys):
     """The real drivers' split devices are captured through their buffers: not one synchronous
     GET_REPORT while moving or at rest (each *_raw read would be one), the hub's reports flow
