@@ -16,6 +16,7 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <linux/netlink.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -251,4 +252,39 @@ static void make_c_locale(void) { c_locale = newlocale(LC_ALL_MASK, "C", (locale
 double plx_strtod_c(const char *text, char **end) {
     pthread_once(&c_locale_once, make_c_locale);
     return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
+}
+
+int plx_uevent_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
+    if (fd < 0) return -1;
+    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = 1 };  /* 1: the kernel's own */
+    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
+int plx_uevent_next(int fd, char *header, size_t length) {
+    char message[8192];
+    ssize_t n;
+    do { n = recv(fd, message, sizeof message - 1, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        if (errno == ENOBUFS) {            /* the queue overflowed: some uevents were lost */
+            if (length > 0) header[0] = '\0';
+            return 2;
+        }
+        return -1;
+    }
+    message[n] = '\0';
+    if (length > 0) {
+        size_t first = strnlen(message, (size_t)n);
+        if (first > length - 1) first = length - 1;
+        memcpy(header, message, first);
+        header[first] = '\0';
+    }
+    return 1;
 }

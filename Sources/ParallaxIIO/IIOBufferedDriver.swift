@@ -38,6 +38,9 @@ public final class IIOBufferedDriver: SensorDriver {
     /// An epoll descriptor over every stream's buffer: readable when any of them is, so that
     /// the capture thread waits on one descriptor whatever the number of devices.
     let readiness: Int32
+    /// Kernel uevents for local devices, in `readiness` too: a removal wakes a capture that
+    /// sleeps at rest (DeviceRemovalWatch.swift). nil for remote contexts or without netlink.
+    let removalWatch: DeviceRemovalWatch?
     /// While the devices rest, the pace they rest at (IIOBufferedDriver+Rest.swift), and
     /// whether a hub reported a change since.
     var restPace: RestPace?
@@ -145,6 +148,12 @@ public final class IIOBufferedDriver: SensorDriver {
             Glibc.close(readiness)
             throw Unavailable(reason: "the buffer of \(stream.device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
         }
+        removalWatch = isLocal ? DeviceRemovalWatch(deviceIDs: streams.map(\.device.id)) : nil
+        if let removalWatch, plx_epoll_add(readiness, removalWatch.descriptor, PLX_EPOLLIN, UInt64.max) < 0 {
+            logger.debug("device removals are noticed only by failed reads (\(IIOContext.describe(errno: errno)))")
+        } else if isLocal && removalWatch == nil {
+            logger.debug("no kernel uevents (\(IIOContext.describe(errno: errno))): device removals are noticed only by failed reads")
+        }
     }
 
     deinit { Glibc.close(readiness) }
@@ -190,6 +199,9 @@ public final class IIOBufferedDriver: SensorDriver {
     /// Reads every stream's queued scans into the merger; how many samples that made.
     @discardableResult
     func refillAll(waited: Bool) throws(SensorError) -> Int {
+        if let gone = removalWatch?.removedDevice() {
+            throw SensorError(.lost, "\(gone) was removed")
+        }
         var count = 0
         for i in streams.indices { count += try refill(lane: i, waited: waited) }
         return count

@@ -26,6 +26,14 @@ extern const uint32_t PLX_EPOLLRDHUP;
 /// poll(2)'s POLLRDHUP (behind _GNU_SOURCE in glibc's headers): the peer closed its end.
 extern const short PLX_POLLRDHUP;
 
+/// A non-blocking, close-on-exec netlink socket receiving the kernel's uevents (device add and
+/// remove; any user may listen); -1 with errno set when it cannot be had.
+int plx_uevent_socket(void);
+/// Reads the next queued uevent and copies its first field ("ACTION@DEVPATH") into `header`
+/// (NUL-terminated, cut to `length` - 1 bytes). Returns 1 for a message, 2 when the socket's queue
+/// overflowed (uevents were lost; `header` is empty), 0 when none is queued, -1 on another error
+/// (errno set). Never blocks.
+int plx_uevent_next(int fd, char *header, size_t length);
 /// A non-blocking, close-on-exec eventfd.
 int plx_eventfd(void);
 int plx_eventfd_signal(int fd);
