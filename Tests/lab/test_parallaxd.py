@@ -49,6 +49,12 @@ def test_turn_sign_from_the_gyroscope(lab, hub, daemons):
     assert all(abs(f['y']) < 0.05 for f in frames)
 
 
+def switches(lab, pid):
+    """Context switches (voluntary and not) of every thread of process `pid` in the guest."""
+    out = lab.run(f"cat /proc/{pid}/task/*/status | grep ctxt_switches").stdout
+    return sum(int(line.split()[1]) for line in out.splitlines())
+
+
 def test_accelerometer_only_hub_still_gives_the_tilt(lab, make_hub, daemons):
     # Most cheaper convertibles have no gyroscope: the hub makes accel_3d alone, captured buffered,
     # and tilt still moves the offset (from gravity alone), with the sign of the full pair.
@@ -68,17 +74,22 @@ def test_buffered_capture_asks_nothing_and_the_hub_rests(lab, hub, daemons, caps
     d = daemons.start(KEEP)
     d.subscribe(seconds=20, frames=1)
     assert 'capture: buffered (accel ' in d.log_tail() and 'gyro ' in d.log_tail(), d.log_tail()
-    sub = d.subscribe_async(seconds=9)
-    rates = {}
+    sub = d.subscribe_async(seconds=20)   # held through both windows: its end is no wake-up in them
+    rates, wakeups = {}, {}
+    rested = lambda: d.log_tail(1000).count('silent while still')
     for label, action in (('moving', dict(x=30)), ('at rest', dict(x=0))):
+        rests = rested()
         hub.ctl('rate', **action)
         if label == 'at rest':
-            # RestAfter=2: the daemon rests after 2 s still; measure after that.
-            time.sleep(3.5)   # a measurement window, not a synchronisation
-        before = hub.status()
+            # RestAfter=2: the daemon rests after 2 s still; measure once both devices rest at the hub.
+            deadline = time.monotonic() + 20
+            while rested() < rests + 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert rested() >= rests + 2, d.log_tail()
+        before, woke = hub.status(), switches(lab, d.pid)
         t0 = time.monotonic()
         time.sleep(1.5)     # a measurement window
-        after = hub.status()
+        after, wakeups[label] = hub.status(), switches(lab, d.pid) - woke
         dt = time.monotonic() - t0
         rates[label] = {(s, c): (after['sensors'][s][c] - before['sensors'][s][c]) / dt
                         for s in ('accel', 'gyro') for c in ('get_input', 'input_sent')}
@@ -86,12 +97,15 @@ def test_buffered_capture_asks_nothing_and_the_hub_rests(lab, hub, daemons, caps
     with capsys.disabled():
         for label, r in rates.items():
             print(f"\n  {label}: GET_REPORT(input)/s accel {r['accel', 'get_input']:.0f}, gyro {r['gyro', 'get_input']:.0f};"
-                  f" input reports/s accel {r['accel', 'input_sent']:.1f}, gyro {r['gyro', 'input_sent']:.1f}")
+                  f" input reports/s accel {r['accel', 'input_sent']:.1f}, gyro {r['gyro', 'input_sent']:.1f};"
+                  f" daemon context switches {wakeups[label]} in 1.5 s")
     for label, r in rates.items():
         assert r['accel', 'get_input'] == 0 and r['gyro', 'get_input'] == 0, (label, r)
     assert rates['moving']['gyro', 'input_sent'] > 10, rates
     assert rates['at rest']['accel', 'input_sent'] == 0 and rates['at rest']['gyro', 'input_sent'] == 0, \
         (rates, d.log_tail())
+    # Nothing arrives, nothing wakes: no thread of the daemon ran in the window at rest.
+    assert wakeups['at rest'] == 0 and wakeups['moving'] > 0, (wakeups, d.log_tail())
 
 
 def test_hub_destroyed_and_recreated_is_followed_within_1s(lab, hub, daemons, capsys):
