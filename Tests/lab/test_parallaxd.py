@@ -86,6 +86,9 @@ def test_buffered_capture_asks_nothing_and_the_hub_rests(lab, hub, daemons, caps
             while rested() < rests + 2 and time.monotonic() < deadline:
                 time.sleep(0.2)
             assert rested() >= rests + 2, d.log_tail()
+            # The samples kept while the devices slowed down reach the loop within the rest's
+            # drain interval (RestOrder.defaultDrainInterval, 2 s): the steady state comes after.
+            time.sleep(2.5)
         before, woke = hub.status(), switches(lab, d.pid)
         t0 = time.monotonic()
         time.sleep(1.5)     # a measurement window
