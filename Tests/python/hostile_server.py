@@ -51,13 +51,15 @@ class Connection:
             while b'\n' in buf:
                 text, buf = buf.split(b'\n', 1)
                 cmd = json.loads(text)
-                with self._cond:
-                    self.commands.append(cmd)
-                    self._cond.notify_all()
+                # Answered before it is recorded: a test that awaits the command and then sends
+                # (an offset frame) must not get its line in before the answer, as parallaxd never does.
                 try:
                     self.server.on_command(self, cmd)
                 except OSError:
                     pass   # the client (or the test) closed the connection before the answer
+                with self._cond:
+                    self.commands.append(cmd)
+                    self._cond.notify_all()
 
     def wait_command(self, timeout=5.0):
         """The first command line, waiting for it (None on timeout)."""
