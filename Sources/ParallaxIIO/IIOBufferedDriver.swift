@@ -199,11 +199,13 @@ public final class IIOBufferedDriver: SensorDriver {
     /// Reads every stream's queued scans into the merger; how many samples that made.
     @discardableResult
     func refillAll(waited: Bool) throws(SensorError) -> Int {
-        if let gone = removalWatch?.removedDevice() {
-            throw SensorError(.lost, "\(gone) was removed")
-        }
         var count = 0
         for i in streams.indices { count += try refill(lane: i, waited: waited) }
+        // Only a wake-up with no scans may be a removal's uevent (a moving device's removal also
+        // fails its reads): the uevent socket costs no syscall on the reads that bring samples.
+        if count == 0, let gone = removalWatch?.removedDevice() {
+            throw SensorError(.lost, "\(gone) was removed")
+        }
         return count
     }
 
