@@ -279,3 +279,38 @@ def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(s
         print('onset from the first moving report to a frame: %.1f ms' % (onset * 1000))
         assert onset <= ONSET_BUDGET, 'first frame %.0f ms after the first moving report' % (onset * 1000)
     assert client.status()['resting'] is False
+
+
+def write_config(workdir, text):
+    path = os.path.join(workdir, 'capture.conf')
+    with open(path, 'w') as f:
+        f.write(text)
+    return path
+
+
+def test_capture_polled_reads_sysfs_even_where_buffers_deliver(start_daemon, testbed, feeders, workdir):
+    # Capture=polled: the buffers are never enabled, the tilt still comes through sysfs.
+    accel = plx.buffered_hid_accel_3d(0)
+    gyro = plx.buffered_hid_gyro_3d(1)
+    for d in (accel, gyro):
+        testbed.add(d)
+    daemon = start_daemon(config=write_config(workdir, '[Sensor]\nCapture=polled\n'))
+    assert wait_log(daemon, 'capture: polled (Capture=polled)'), daemon.stderr_tail()
+    c = daemon.connect()
+    subscribe_ready(c)
+    testbed.set_accel(accel, plx.gravity_after_rotation(plx.UPRIGHT, 'x', 15.0))
+    expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f' % SIGN_THRESHOLD)
+    assert 'capture: buffered' not in daemon.stderr_text()
+    assert testbed.get_raw(accel, 'buffer/enable') in ('', '0')
+
+
+def test_capture_buffered_refuses_to_poll(start_daemon, testbed, workdir):
+    # Capture=buffered with a device that cannot be buffered (no trigger of its own): an error
+    # naming the reason and the setting, no frames from sysfs, and the daemon keeps serving.
+    accel = plx.buffered_hid_accel_3d(0, trigger_name=None)
+    gyro = plx.buffered_hid_gyro_3d(1)
+    daemon = start_daemon(accel, gyro, config=write_config(workdir, '[Sensor]\nCapture=buffered\n'))
+    assert wait_log(daemon, 'Capture=buffered: not polling instead'), daemon.stderr_tail()
+    assert 'polling instead' not in daemon.stderr_text().replace('not polling instead', '')
+    status = daemon.connect().status()
+    assert status['sensor'] in ('none', 'lost'), status
