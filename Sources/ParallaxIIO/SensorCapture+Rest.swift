@@ -96,6 +96,10 @@ extension SensorCapture {
             lastLook = now
             plan.refresh(self)
             if moved || plan.rest == nil || stopping.load(ordering: .acquiring) {
+                // The sample that moved goes to the loop before the source is brought back to its
+                // full rate: that takes a HID hub one synchronous feature report per attribute
+                // (tens of ms each), and the first frame of a motion must not wait for it.
+                if moved { nudgeLoop() }
                 let outcome = leaveRest(source, failure: nil)
                 post(.awake(moved: moved, order: serial))
                 if moved {
