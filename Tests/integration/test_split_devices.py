@@ -230,10 +230,12 @@ def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(s
     client.subscribe(rate=60)
     status = wait_resting(client)
     assert status.get('resting') is True, 'never came to rest: %s' % status
-    # Each sensor's sensitivity raised, its interval slowed.
+    # Each sensor's sensitivity raised, its interval kept (the first change beyond the
+    # sensitivity is reported within one full-rate interval), its buffer left running.
     for d, kind in kinds:
         assert abs(float(testbed.get_raw(d, 'in_%s_hysteresis' % kind)) - rest_sensitivity[kind]) < 1e-5
-        assert float(testbed.get_raw(d, 'in_%s_sampling_frequency' % kind)) == 6.25
+        assert float(testbed.get_raw(d, 'in_%s_sampling_frequency' % kind)) == FULL_RATE
+        assert testbed.get_raw(d, 'buffer/enable') == '1'
     assert 'at rest at the hub' in daemon.stderr_text()
 
     # The samples kept while coming to rest drain once (≤ 2 s); then nothing wakes the capture
@@ -270,7 +272,9 @@ def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(s
     logs = [f.log_written[0] for _, f in hub if f.log_written]
     assert logs, describe(client)
     first_report = min(logs)
-    awake = min(at for _, f in hub for at, rate, _ in f.rates if at >= first_report and rate == FULL_RATE)
+    # Awake: every sensitivity back to 0 (the report interval never changed).
+    awake = max(min(at for at, values in f.sensitivities if at >= first_report and not any(values.values()))
+                for _, f in hub)
     print('onset from the first moving report to the full rate: %.1f ms' % ((awake - first_report) / 1e6))
     assert awake - first_report <= ONSET_BUDGET * 1e9
     if with_gyro:

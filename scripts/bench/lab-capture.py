@@ -18,7 +18,7 @@ A subscriber in the guest (60 Hz, root) holds the daemon through each round. Per
 - sample → client latency of every offset frame received while moving: arrival (the
   subscriber's CLOCK_MONOTONIC) − the frame's `t` (the sample's time: the hub's timestamp when
   buffered, the daemon's read time when polled); p50 and p99 per round;
-- onset (`--onsets` per round): from rest, the hub starts turning at 30°/s; delay = arrival of the
+- onset (`--onsets` per round): from rest, the hub starts turning at 60°/s; delay = arrival of the
   first offset frame − the time the hub sent its first report after the motion began (an input
   report when buffered: the first change beyond the raised sensitivity; a GET_REPORT answer when
   polled: the next poll).
@@ -42,7 +42,8 @@ from labkit import Daemon, GuestHub, offsets  # noqa: E402
 MODES = {'buffered': 'auto', 'polled': 'polled'}
 # Recenter off (the reference stays the opening pose); Linger keeps the sensors open between phases.
 SETTINGS = ['Motion.Recenter=no', 'Sensor.Linger=60']
-TURN = 30.0  # deg/s
+TURN = 30.0  # deg/s, the moving windows
+ONSET_TURN = 60.0  # deg/s: a deliberate tilt (the offset must move MinimumChange, 0.015 ≈ 1.35°, for a frame: 22 ms at this rate)
 
 
 def thread_costs(lab, pid):
@@ -119,10 +120,10 @@ def one_round(lab, hub, binary, mode, round_no, seconds, onsets):
         for _ in range(onsets):
             count = rests(d)
             seq = hub.ctl('sent', since=10**12)['seq']
-            t_cmd = hub.ctl('rate', x=TURN)['t_ns']
-            time.sleep(0.5)
-            hub.ctl('rate', x=-TURN)
-            time.sleep(0.5)
+            t_cmd = hub.ctl('rate', x=ONSET_TURN)['t_ns']
+            time.sleep(0.25)
+            hub.ctl('rate', x=-ONSET_TURN)
+            time.sleep(0.25)
             hub.ctl('rate', x=0)
             reports = [r for r in hub.ctl('sent', since=seq)['reports'] if r['t_ns'] >= t_cmd]
             starts.append(min(r['t_ns'] for r in reports) if reports else None)
