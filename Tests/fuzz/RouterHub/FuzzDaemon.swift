@@ -88,6 +88,8 @@ final class FuzzDaemon: CommandEffects, HubOutput {
                      reduceMotion: reduceMotion, calibrated: false, uptime: 1, frame: nil)
     }
 
+    var headingAvailable: Bool { hub.headingAvailable }
+
     func recenter() {}
 
     func setReduceMotion(_ on: Bool) {
