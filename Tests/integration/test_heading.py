@@ -109,3 +109,18 @@ def test_reduce_motion_ends_with_yaw_zero(workdir, start_daemon):
     last = [o for o in lines[:said] if o.get('type') == 'offset'][-1]
     assert (last['x'], last['y'], last['yaw'], last['vyaw']) == (0, 0, 0, 0), last
     assert not any(o.get('type') == 'offset' for o in lines[said:]), lines[said:]
+
+
+def test_parallaxctl_monitor_shows_the_heading_when_asked(workdir, start_daemon, parallaxctl_bin):
+    import subprocess
+    daemon = start_daemon(source=spin_trace(os.path.join(workdir, 'spin.csv')))
+    run = [parallaxctl_bin, '--socket', daemon.socket_path, 'monitor', '--seconds', '1.5', '--rate', '10']
+    heading = subprocess.run(run + ['--heading'], capture_output=True, text=True, timeout=30)
+    assert heading.returncode == 0, heading.stderr
+    lines = heading.stdout.splitlines()
+    assert any(line.startswith('subscribed') and line.endswith(', heading') for line in lines), lines[:3]
+    frames = [line for line in lines if line.startswith('seq ')]
+    assert len(frames) > 3 and all(' yaw ' in line and line.endswith('°/s') for line in frames), frames[:3]
+    assert any('+28.6°/s' in line for line in frames), frames[:5]  # 0.5 rad/s
+    plain = subprocess.run(run, capture_output=True, text=True, timeout=30)
+    assert plain.returncode == 0 and 'yaw' not in plain.stdout and 'heading' not in plain.stdout, plain.stdout
