@@ -31,9 +31,17 @@ extension Daemon: CommandEffects {
 
     var headingAvailable: Bool { hub.headingAvailable }
 
-    /// The engine emits frames for yaw changes only while someone asked for the heading, so that
-    /// without such a subscriber every frame is one protocol v1 would have sent.
-    func updateHeadingFrames() { engine.headingFrames = hub.headingWanted }
+    /// The engine keeps the heading and emits frames for yaw changes only while someone asked for
+    /// it, so that without such a subscriber every frame is one protocol v1 would have sent.
+    func updateHeadingFrames() {
+        let wanted = hub.headingWanted
+        guard wanted != engine.headingWanted else { return }
+        engine.headingWanted = wanted
+        // The frame a newcomer gets at once must carry the heading of now, not 0.
+        if wanted, engine.isPublishing, let t = engine.lastSampleTime {
+            hub.freshen(t: t, offset: engine.current, velocity: engine.velocity, heading: engine.heading)
+        }
+    }
 
     func recenter() {
         engine.recenter()

@@ -29,13 +29,20 @@ public struct MotionEngine: Sendable {
     /// Rate of change of `current` at the latest sample (offset units per second): from the fused
     /// rotation rate, 0 while the device is still, without a gyroscope, and right after re-centring.
     public private(set) var velocity: OffsetVelocity = .zero
-    /// Yaw about the world's vertical against the reference pose, and its rate (Heading.swift).
-    /// Attitude mode: the offset's reference, re-centred with it; rate mode: a reference of its
-    /// own, re-centred by the same law when `recenter` is on. 0 before the first frame.
+    /// Yaw about the world's vertical against the reference pose, and its rate (Heading.swift),
+    /// kept while `headingWanted`. Attitude mode: the offset's reference, re-centred with it; rate
+    /// mode: a reference of its own from when the heading was first wanted (or `recenter()`),
+    /// re-centred by the same law when `recenter` is on. 0 before the first frame.
     public private(set) var heading: Heading = .zero
-    /// Emit a frame also when only the yaw moved (by `Heading.minimumChange`), not only x or y.
-    /// Off unless someone wants the heading: without it the frames are exactly those of x and y.
-    public var headingFrames = false
+    /// Keep the heading, and emit a frame also when only the yaw moved (by
+    /// `Heading.minimumChange`). Off unless someone wants the heading: then the engine costs and
+    /// emits exactly what it did before the heading existed.
+    public var headingWanted = false {
+        didSet {
+            guard headingWanted != oldValue else { return }
+            if headingWanted { refreshHeading() } else { heading = .zero; headingReference = nil }
+        }
+    }
     /// Count of frames emitted. Kept across `reset()` so subscribers never see it go backwards.
     public private(set) var seq: UInt64 = 0
     /// True once a frame has been emitted since start or `reset()`: `current` is then an offset
@@ -117,7 +124,7 @@ public struct MotionEngine: Sendable {
             current = attitudeOffset.update(
                 attitude: filter.attitude, previous: previous, dt: step, gap: gap, settings: _settings)
             velocity = attitudeVelocity()
-            if let reference = attitudeOffset.reference {
+            if headingWanted, let reference = attitudeOffset.reference {
                 heading = Heading.of(reference: reference, current: filter.attitude, rate: filter.rotationRate)
             }
 
@@ -136,7 +143,7 @@ public struct MotionEngine: Sendable {
                     gyro: $0, offset: current, threshold: _settings.rateThreshold,
                     gain: _settings.rateGain * _settings.sensitivity, returnRate: _settings.rateReturn)
             } ?? .zero
-            heading = rateModeHeading(dt: step)
+            if headingWanted { heading = rateModeHeading(dt: step) }
         }
         return emitIfMoved(t: t)
     }
@@ -158,13 +165,13 @@ public struct MotionEngine: Sendable {
     /// the learned gyroscope bias stay.
     public mutating func reset() {
         let keptSeq = seq
-        let keptHeadingFrames = headingFrames
+        let keptHeadingWanted = headingWanted
         var keptFilter = filter
         keptFilter.reset()
         self = MotionEngine(settings: _settings)
         filter = keptFilter
         seq = keptSeq
-        headingFrames = keptHeadingFrames
+        headingWanted = keptHeadingWanted
     }
 
     /// Attitude mode's velocity; what the directional lock holds back of an axis does not move it.
@@ -178,6 +185,19 @@ public struct MotionEngine: Sendable {
             v = OffsetVelocity(x: v.x * (1 - holding.x), y: v.y * (1 - holding.y))
         }
         return v
+    }
+
+    /// The heading of the current attitude, at once (the heading was just wanted: a subscriber
+    /// must not get yaw 0 for a device that lies still until its next sample).
+    private mutating func refreshHeading() {
+        switch _settings.mode {
+        case .attitude:
+            if let reference = attitudeOffset.reference {
+                heading = Heading.of(reference: reference, current: filter.attitude, rate: filter.rotationRate)
+            }
+        case .rate:
+            heading = rateModeHeading(dt: 0)
+        }
     }
 
     /// Rate mode's heading: from the attitude against a reference of its own (the first
@@ -202,7 +222,7 @@ public struct MotionEngine: Sendable {
         let backToCentre = current == .zero && last != .zero
         let offsetMoved = abs(current.x - last.x) >= m || abs(current.y - last.y) >= m || backToCentre
         var yawMoved = false
-        if headingFrames {
+        if headingWanted {
             let turned = abs(Heading.wrapped(heading.yaw - lastEmittedYaw))
             yawMoved = turned >= Heading.minimumChange || heading.yaw == 0 && lastEmittedYaw != 0
         }

@@ -14,7 +14,7 @@ public struct MotionFrame: Sendable, Equatable {
     /// Yaw and its rate at `t` (not turned with any display rotation).
     public var heading: Heading
     /// The offset moved by the minimum change (or this is the first frame): false for a frame
-    /// that only the yaw's change brought (`MotionEngine.headingFrames`).
+    /// that only the yaw's change brought (`MotionEngine.headingWanted`).
     public var offsetMoved: Bool
 
     public init(seq: UInt64, t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, attitude: Quaternion,

@@ -54,6 +54,7 @@ struct SimulateCommand: ParsableCommand {
             settings = load.config.motion
         }
         var engine = MotionEngine(settings: settings)
+        engine.headingWanted = true  // yaw is printed on every line
         var writer = JSONLineWriter(capacity: 224)
         do {
             let reader = try TraceReader(path: trace)

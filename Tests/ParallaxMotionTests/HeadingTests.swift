@@ -9,6 +9,7 @@ import ParallaxMotion
 func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSettings = MotionSettings(recenter: false))
     -> (engine: MotionEngine, frames: [MotionFrame]) {
     var engine = MotionEngine(settings: settings)
+    engine.headingWanted = true
     var device = SyntheticDevice(attitude: start)
     feed(&engine, count: 350) { device.hold(dt: 0.01) }
     let steps = 100
@@ -39,6 +40,7 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
     @Test func tiltsLeaveTheYaw() {
         // Upright, tipping forward 30° (about device X, horizontal): x, y move, yaw stays.
         var engine = MotionEngine(settings: MotionSettings(recenter: false))
+        engine.headingWanted = true
         var device = SyntheticDevice.upright
         feed(&engine, count: 350) { device.hold(dt: 0.01) }
         feed(&engine, count: 30) { device.advance(rate: Vector3(1, 0, 0), dt: 0.01) }
@@ -48,6 +50,7 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
 
     @Test func theRateIsTheYawsRateOfChange() {
         var engine = MotionEngine(settings: MotionSettings(recenter: false))
+        engine.headingWanted = true
         var device = SyntheticDevice(attitude: Quaternion(axis: Vector3(0.4, -0.2, 0.9), angle: 1.1))
         feed(&engine, count: 350) { device.hold(dt: 0.01) }
         let earthRate = Vector3(0, 0, 0.8)
@@ -88,13 +91,17 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
     }
 
     @Test func framesForYawAloneOnlyWhenWanted() {
-        // Face-up, a turn in the screen's plane: x and y stay 0, only the yaw moves.
-        let quiet = headingAfterTurn(from: .identity, angle: 30 * degree).frames
-        #expect(quiet.isEmpty)
+        // Face-up, a turn in the screen's plane: x and y stay 0, only the yaw moves. Not wanted:
+        // no frames and no heading kept.
+        var quietEngine = MotionEngine(settings: MotionSettings(recenter: false))
+        var still = SyntheticDevice()
+        feed(&quietEngine, count: 350) { still.hold(dt: 0.01) }
+        let quiet = feed(&quietEngine, count: 40) { still.advance(rate: Vector3(0, 0, 0.5), dt: 0.01) }
+        #expect(quiet.isEmpty && quietEngine.heading == .zero)
         var settings = MotionSettings(recenter: false)
         settings.minimumChange = 0.015
         var engine = MotionEngine(settings: settings)
-        engine.headingFrames = true
+        engine.headingWanted = true
         var device = SyntheticDevice()
         feed(&engine, count: 350) { device.hold(dt: 0.01) }
         let frames = feed(&engine, count: 40) { device.advance(rate: Vector3(0, 0, 0.5), dt: 0.01) }
@@ -104,6 +111,18 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
         #expect(feed(&engine, count: 100) { device.hold(dt: 0.01) }.isEmpty)  // still: silence
     }
 
+    @Test func aHeadingWantedLateIsThereAtOnce() {
+        var engine = MotionEngine(settings: MotionSettings(recenter: false))
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        feed(&engine, count: 50) { device.advance(rate: Vector3(0, 0.4, 0), dt: 0.01) }
+        #expect(engine.heading == .zero)  // not wanted: not kept
+        engine.headingWanted = true
+        #expect(abs(engine.heading.yaw - 0.2) < 1e-3)  // 0.4 rad/s for 0.5 s, no sample since
+        engine.headingWanted = false
+        #expect(engine.heading == .zero)
+    }
+
     @Test func rateModeHasAHeadingToo() {
         let yaw = headingAfterTurn(from: .identity, angle: 45 * degree, settings: MotionSettings(mode: .rate, recenter: false)).engine.heading.yaw
         #expect(abs(yaw - 45 * degree) < 1e-3)
@@ -111,6 +130,7 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
 
     @Test func withoutGyroscopeTheYawStaysZeroAndFinite() {
         var engine = MotionEngine()
+        engine.headingWanted = true
         var device = SyntheticDevice.upright
         feed(&engine, count: 300) { device.advance(rate: Vector3(0, 0.5, 0), dt: 0.01, gyro: false) }
         #expect(engine.heading.rate == 0 && engine.heading.yaw.isFinite)
@@ -119,6 +139,7 @@ func headingAfterTurn(from start: Quaternion, angle: Double, settings: MotionSet
 
     @Test func badInputNeverMakesTheYawNaN() {
         var engine = MotionEngine()
+        engine.headingWanted = true
         var device = SyntheticDevice(attitude: Quaternion(axis: .unitX, angle: 3.1))  // nearly face-down
         var random = TestRandom(seed: 7)
         for i in 0..<2000 {

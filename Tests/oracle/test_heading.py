@@ -171,8 +171,9 @@ def test_drift_at_rest_with_a_biased_gyroscope(pose, trace_file, tmp_path):
     bias stage has settled the heading drifts under 2°/min; without it, by the bias about the
     vertical (≈ 30°/min)."""
     start = oracles.UPRIGHT if pose == 'upright' else oracles.qaxis([1, 0.3, 0.2], 1.2)
+    # At rest the truth needs no fine steps: truth_hz = the sample rate.
     rows, _ = oracles.synthesize(SETTLED_S + 70, 100, lambda t: (0.0, 0.0, 0.0), start=start,
-                                 gyro_bias=BIAS, gyro_noise=0.002, accel_noise=0.02, seed=11)
+                                 gyro_bias=BIAS, gyro_noise=0.002, accel_noise=0.02, seed=11, truth_hz=100)
     path = trace_file(rows)
     out = oracles.simulate(path, config=CONFIG, tmp_path=str(tmp_path))
     settled = drift(out, SETTLED_S)
