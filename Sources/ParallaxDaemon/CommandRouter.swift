@@ -85,7 +85,7 @@ final class CommandRouter {
             return
         }
         switch request.command {
-        case .subscribe(let rate, let rotationDegrees):
+        case .subscribe(let rate, let rotationDegrees, _):
             guard settings.access.maySubscribe(client.peer) else {
                 effects.deny(ProtocolError(code: .permissionDenied,
                     message: "subscribing to motion data needs \(AccessPolicy.describe(settings.access.subscribers))", id: id), from: client, "subscribe")

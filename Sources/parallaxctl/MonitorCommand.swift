@@ -69,12 +69,12 @@ struct MonitorCommand: ParsableCommand {
         switch message {
         case .hello(let maxRate):
             return "connected to \(path) (up to \(maxRate) Hz)"
-        case .subscribed(let rate, let rotation, _):
+        case .subscribed(let rate, let rotation, _, _):
             return "subscribed at \(rate) Hz, rotation \(rotation)°"
-        case .state(let sensor, let reduceMotion, let calibrated):
+        case .state(let sensor, let reduceMotion, let calibrated, _):
             return "state  sensor \(sensor.rawValue)  reduce motion \(reduceMotion ? "on" : "off")"
                 + "  \(calibrated ? "calibrated" : "not calibrated")"
-        case .offset(let seq, let t, let x, let y, _, _):
+        case .offset(let seq, let t, let x, let y, _, _, _):
             let decimals = ProtocolConstants.offsetDecimals
             return "seq \(seq)  t \(TextFormat.seconds(nanoseconds: t)) s  x \(TextFormat.signed(x, decimals: decimals))"
                 + "  y \(TextFormat.signed(y, decimals: decimals))  x\(TextFormat.gauge(x)) y\(TextFormat.gauge(y))"

@@ -97,7 +97,7 @@ private struct Session {
         guard let request else { return }
         let id: JSONValue?
         switch message {
-        case .subscribed(let rate, _, let echoed):
+        case .subscribed(let rate, _, _, let echoed):
             id = echoed
             let cap = daemon.router.settings.maxRate(for: client.peer)
             precondition((1...cap).contains(rate) && client.subscription?.rate == rate, "subscribed at \(rate) Hz, cap \(cap)")
@@ -126,7 +126,7 @@ private struct Session {
             guard let message = ServerMessage.decode(line: sent.line.dropLast()) else {
                 preconditionFailure("undecodable line: \(String(decoding: sent.line, as: UTF8.self))")
             }
-            if case .offset(let seq, _, let x, let y, let vx, let vy) = message {
+            if case .offset(let seq, _, let x, let y, let vx, let vy, _) = message {
                 precondition(x.isFinite && y.isFinite && vx.isFinite && vy.isFinite, "a frame with NaN or infinity")
                 precondition(abs(x) <= 1 && abs(y) <= 1, "a frame outside [-1, 1]")
                 precondition(seq > lastSeq[client.id, default: 0], "frame seq \(seq) after \(lastSeq[client.id, default: 0])")
