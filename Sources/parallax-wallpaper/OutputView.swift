@@ -31,7 +31,7 @@ final class OutputView {
         subscribedRate = rate
         subscribedHeading = heading
         do {
-            let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation)
+            let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation, heading: heading)
             subscriber.log = { _, message in log(message) }
             self.subscriber = subscriber
         } catch {
@@ -50,14 +50,6 @@ final class OutputView {
     /// Draws again (a new scene) even though the offset did not change.
     func redraw() { surface.requestRedraw() }
 
-    /// The heading (radians) for a frame shown at `shownAt`, predicted from its rate; nil without
-    /// heading (no gyroscope, a daemon without it, no daemon, or reduce motion: the panorama rests
-    /// at its centre).
-    func yawForFrame(at shownAt: Int64) -> Double? {
-        guard liveOffset != nil else { return nil }
-        return nil
-    }
-
     /// The offset the daemon says now (live subscription, sensor working); nil means the centre:
     /// without a daemon, once it is gone, or in reduce motion the picture rests centred.
     private var liveOffset: ParallaxOffset? {
@@ -68,7 +60,7 @@ final class OutputView {
     }
 
     /// The offset for a frame shown at `shownAt` (ns): predicted from the newest frame's velocity,
-    /// then smoothed.
+    /// then smoothed (x and y; the heading's yaw, when subscribed with it, is predicted only).
     func offsetForFrame(at shownAt: Int64) -> ParallaxOffset {
         let input = liveOffset
         lastInput = input

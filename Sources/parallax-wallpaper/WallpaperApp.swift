@@ -112,7 +112,7 @@ final class WallpaperApp {
         surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
             guard let self, let programs = preparedPrograms() else { return }
             let offset = view.offsetForFrame(at: shownAt)
-            let yaw = view.yawForFrame(at: shownAt)
+            let yaw = offset.yaw     // nil: no heading (no gyroscope, no daemon, reduce motion)
             renderer.draw(width: width, height: height, scale: scale, offset: offset, yaw: yaw, programs: programs)
             if stats {
                 Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)" + (yaw.map { " yaw=\($0)" } ?? ""))

@@ -22,6 +22,7 @@ class FakeDaemon:
         self.subscriptions = []           # (rate, rotation) in the order they came
         self.heading_requests = []        # the "heading" flag of each subscription, in that order
         self._heading = set()             # subscribers that get yaw
+        self._asked_heading = set()       # subscribers that asked for it
         self.seq = 0
         self._clients = {}                # socket -> bytearray of unparsed input
         self._subscribed = set()
@@ -71,6 +72,7 @@ class FakeDaemon:
                 self._clients.pop(conn, None)
                 self._subscribed.discard(conn)
                 self._heading.discard(conn)
+                self._asked_heading.discard(conn)
             conn.close()
             return
         buf = self._clients[conn]
@@ -93,11 +95,18 @@ class FakeDaemon:
                         self._heading.add(conn)
                     else:
                         self._heading.discard(conn)
+                    if wants_heading:
+                        self._asked_heading.add(conn)
+                    else:
+                        self._asked_heading.discard(conn)
                 self._send(conn, reply)
-                self._send(conn, self._state())
+                self._send(conn, self._state(conn))
 
-    def _state(self):
-        return {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
+    def _state(self, conn):
+        state = {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
+        if conn in self._asked_heading:        # echoed only to those who asked, as parallaxd does
+            state['heading'] = conn in self._heading
+        return state
 
     def subscribed_count(self):
         with self._lock:
@@ -120,7 +129,7 @@ class FakeDaemon:
         with self._lock:
             self.reduce_motion = on
             for conn in list(self._subscribed):
-                self._send(conn, self._state())
+                self._send(conn, self._state(conn))
 
     def close(self):
         self._running = False
