@@ -33,7 +33,7 @@ if options.check {
         problems += ImageSet.load(scene: load.scene, file: path, textureLimit: checkedImageSide).errors
     }
     for problem in problems { print(problem) }
-    if problems.isEmpty { print("\(path): ok (\(load.scene.items.count) layers, meshes and panels)") }
+    if problems.isEmpty { print("\(path): ok (\(load.scene.items.count) layers, meshes and panels in all)") }
     exit(problems.isEmpty ? 0 : exitConfig)
 }
 // Headers only: an image that is missing or not a picture is refused before the compositor is
