@@ -139,11 +139,16 @@ final class SceneBuilder {
         return true
     }
 
+    /// An Image= value: absolute, or relative to the scene file's directory.
+    private func imagePath(_ value: String) throws(SceneValueError) -> String {
+        guard !value.isEmpty else { throw SceneValueError(message: "expected the path of a PNG or JPEG file") }
+        return value.hasPrefix("/") ? value : directory + "/" + value
+    }
+
     private func layerKey(_ key: String, _ value: String, line: Int) throws(SceneValueError) -> Bool {
         switch key {
         case "Image":
-            guard !value.isEmpty else { throw SceneValueError(message: "expected the path of a PNG or JPEG file") }
-            layer?.image = value.hasPrefix("/") ? value : directory + "/" + value
+            layer?.image = try imagePath(value)
             layer?.imageLine = line
         case "Depth":
             layer?.depth = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
@@ -172,8 +177,7 @@ final class SceneBuilder {
     private func meshKey(_ key: String, _ value: String, line: Int) throws(SceneValueError) -> Bool {
         switch key {
         case "Image":
-            guard !value.isEmpty else { throw SceneValueError(message: "expected the path of a PNG or JPEG file") }
-            mesh?.image = value.hasPrefix("/") ? value : directory + "/" + value
+            mesh?.image = try imagePath(value)
             mesh?.imageLine = line
         case "Grid":
             let grid = try SceneValues.grid(value, maximum: SceneValues.maximumGridSide)
