@@ -92,3 +92,23 @@ def test_each_piece_turns_by_its_own_angle_in_perspective(wallpaper_bin, sways, 
         left, right = column_height(pic, red[0] + 1, RED), column_height(pic, red[2] - 1, RED)
         return (left, right) if left < 160 < right else False
     wait_until(back, 20, 'the left piece turned the other way at x = -0.5')
+
+
+def test_under_the_perspective_camera_a_mesh_at_z_0_rests_at_its_size_and_its_pieces_still_turn(
+        wallpaper_bin, sways, wallpapers, fake_daemon, scene_dir):
+    two_halves(scene_dir, width=240, height=160)
+    path = scene(scene_dir, '[Scene]\nBackground=#000000\nCamera=perspective\nMaxViewingAngle=0,0\nEyeDistance=600\n'
+                 '[Mesh card]\nImage=card.png\nGrid=2x1\nTurn=50,0\nZ=0\n')
+    sway, daemon = start(wallpaper_bin, sways, wallpapers, fake_daemon, path)
+    wait_until(lambda: (lambda p, r, g: r == (200, 100, 319, 259) and g == (320, 100, 439, 259))(*boxes(sway)), 20,
+               'the mesh at rest, its pixel size')
+    daemon.send_offset(1.0, 0.0)
+
+    def turned():
+        pic, red, green = boxes(sway)
+        if not red or red[2] - red[0] >= 110:
+            return False
+        return column_height(pic, red[0] + 1, RED), column_height(pic, red[2] - 1, RED), green
+    left, right, green = wait_until(turned, 20, 'the left piece to turn')
+    assert right < 160 < left
+    assert green == (320, 100, 439, 259), 'the piece with Turn 0 (and a still camera) stays'
