@@ -60,7 +60,7 @@ final class OutputView {
     }
 
     /// The offset for a frame shown at `shownAt` (ns): predicted from the newest frame's velocity,
-    /// then smoothed (x and y; the heading's yaw, when subscribed with it, is predicted only).
+    /// then smoothed (x, y and, when subscribed with heading, the yaw).
     func offsetForFrame(at shownAt: Int64) -> ParallaxOffset {
         let input = liveOffset
         lastInput = input
