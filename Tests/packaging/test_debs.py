@@ -166,6 +166,7 @@ def test_user_unit_belongs_to_the_graphical_session(debs, tmp_path):
     for line in ('PartOf=graphical-session.target', 'After=graphical-session.target',
                  'WantedBy=graphical-session.target',
                  'ExecStart=/usr/bin/parallax-wallpaper --scene %E/parallax-wallpaper/scene.conf',
+                 'ExecReload=/bin/kill -HUP $MAINPID',
                  'ConditionPathExists=%E/parallax-wallpaper/scene.conf'):
         assert re.search('^%s$' % re.escape(line), unit, re.M), line
     # Enabled for every user's graphical session; it runs only for those with a scene.
