@@ -12,8 +12,18 @@ state=$1; shift
 view=$state/view
 mkdir "$view"
 mount -t tmpfs -o mode=0755 px-roundtrip "$view"
-mkdir "$view/upper" "$view/work" "$view/root"
-mount -t overlay px-roundtrip -o lowerdir=/,upperdir="$view/upper",workdir="$view/work" "$view/root"
+mkdir "$view/base-upper" "$view/base-work" "$view/base" "$view/upper" "$view/work" "$view/root"
+# The base: this machine's root without what an earlier `make install` of parallaxd (accounts,
+# config, state, enabled units) left on it, so that the packages meet a machine without them and
+# what the purge leaves is judged against that.
+base=$view/base
+mount -t overlay px-roundtrip -o lowerdir=/,upperdir="$view/base-upper",workdir="$view/base-work" "$base"
+userdel --root "$base" parallaxd >/dev/null 2>&1 || true
+for group in parallaxd parallax; do groupdel --root "$base" "$group" >/dev/null 2>&1 || true; done
+rm -rf "$base/etc/parallaxd" "$base/var/lib/parallaxd" \
+    "$base"/etc/systemd/system/*.wants/parallaxd.* "$base"/etc/systemd/user/*.wants/parallax-wallpaper.*
+# The view the packages go into: the base, copy-on-write.
+mount -t overlay px-roundtrip -o lowerdir="$base",upperdir="$view/upper",workdir="$view/work" "$view/root"
 root=$view/root
 for d in run tmp; do mount -t tmpfs -o mode=0755 px-roundtrip "$root/$d"; done
 chmod 1777 "$root/tmp"
@@ -61,13 +71,13 @@ in_root dpkg --purge python3-parallax libparallax-dev libparallax1 parallax-wall
 say passwd_after "$(in_root getent passwd parallaxd || true)"
 say groups_after "$(in_root getent group parallaxd parallax || true)"
 
-# What the purge left: files and directories of the view that the machine's root has not, or has
-# with other contents. dpkg's own records and logs, the linker cache and shadow's backup copies
+# What the purge left: files and directories of the view that the base has not, or has with other
+# contents. dpkg's own records and logs, the linker cache and shadow's backup copies
 # (/etc/passwd- and friends hold the previous version of each account file by design) are no
 # leftovers of the packages.
-/usr/bin/python3 - "$view/upper" > "$state/leftovers" <<'PY'
+/usr/bin/python3 - "$view/upper" "$base" > "$state/leftovers" <<'PY'
 import filecmp, os, stat, sys
-upper = sys.argv[1]
+upper, base = sys.argv[1], sys.argv[2]
 ignored = ('var/lib/dpkg/', 'var/log/', 'var/cache/', 'tmp/', 'run/', 'dev/', 'etc/ld.so.cache',
            'etc/passwd-', 'etc/group-', 'etc/shadow-', 'etc/gshadow-', 'etc/subuid-', 'etc/subgid-')
 for top, dirs, files in os.walk(upper):
@@ -76,12 +86,12 @@ for top, dirs, files in os.walk(upper):
         rel = os.path.relpath(path, upper)
         if rel.startswith(ignored) or rel + '/' in ignored:
             continue
-        real = '/' + rel
+        real = os.path.join(base, rel)
         st = os.lstat(path)
         if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:
-            print('removed', real)          # an overlay whiteout: a file of the machine deleted
+            print('removed', '/' + rel)     # an overlay whiteout: a file of the machine deleted
         elif not os.path.lexists(real):
-            print('added', real)
+            print('added', '/' + rel)
         elif stat.S_ISREG(st.st_mode) and not filecmp.cmp(path, real, shallow=False):
-            print('changed', real)
+            print('changed', '/' + rel)
 PY
