@@ -33,7 +33,9 @@ def daemon_binary():
 
 @pytest.fixture
 def imu():
-    """A testbed with a bmi160-like combined IMU standing upright."""
+    """A testbed with a bmi160-like combined IMU standing upright. Tests name it before
+    `daemons`, so that their daemons stop before it is removed (umockdev aborts the process when
+    a daemon still writes into a testbed it removes)."""
     testbed = plx.Testbed()
     device = plx.bmi160(0)
     testbed.add(device)
@@ -84,7 +86,7 @@ def turn(testbed, device, sign):
     plx.turn(testbed, device, device, 'y', sign * TURN_DEG, TURN_SECONDS)
 
 
-def test_reads_offsets_survives_a_restart_and_vx_follows_x(workdir, staged, probes, daemons, daemon_binary, imu):
+def test_reads_offsets_survives_a_restart_and_vx_follows_x(workdir, staged, probes, imu, daemons, daemon_binary):
     testbed, device = imu
     socket_path = os.path.join(workdir, 'parallaxd.sock')
     first = start_daemon(daemons, workdir, 'first', testbed, daemon_binary, socket_path)
@@ -115,7 +117,7 @@ def test_reads_offsets_survives_a_restart_and_vx_follows_x(workdir, staged, prob
     assert_vx_follows_x(frames(probe, mark), -1)
 
 
-def test_the_heading_follows_a_turn_about_the_vertical(workdir, staged, probes, daemons, daemon_binary, imu):
+def test_the_heading_follows_a_turn_about_the_vertical(workdir, staged, probes, imu, daemons, daemon_binary):
     # Upright, a turn about device +Y is a turn about the world's vertical: yaw = x·90° in radians
     # (same reference), vyaw along it, and px_client_heading_available says the daemon sends it.
     import math
