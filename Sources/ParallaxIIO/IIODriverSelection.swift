@@ -18,10 +18,10 @@ public enum IIODriverSelection {
         case .failure(let why):
             if why.nothingToCapture {
                 logger.debug("buffered capture: \(why.reason)")
-            } else {
-                logger.notice("capture: \(why.reason): polling instead")
+                return try IIOPolledDriver(settings: settings, logger: logger)
             }
-            return try IIOPolledDriver(settings: settings, logger: logger)
+            logger.notice("capture: \(why.reason): polling instead")
+            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: \(why.reason)")
         }
     }
 }
