@@ -5,8 +5,10 @@
 # the root file system, then execs systemd, which stays PID 1:
 #   - lab-agent.service: the agent (guest/agent.py) on the virtio-serial port named "lab",
 #     started by udev when that port appears (its output, LAB-AGENT-READY, on the console);
-#   - iio-sensor-proxy masked, so its udev rule does not start it for every hub; a test that
-#     wants it unmasks it (`systemctl unmask iio-sensor-proxy`).
+#   - iio-sensor-proxy masked, service and udev rule, as if it were not installed (its rule
+#     marks accelerometers for it, and parallaxd leaves a marked buffer alone); a test that wants
+#     it removes /etc/udev/rules.d/80-iio-sensor-proxy.rules, runs `systemctl unmask
+#     iio-sensor-proxy` and `udevadm trigger`.
 # Everything else is Debian's systemd as installed: udev loads the HID sensor chain when a hub
 # appears, journald, logind, dbus.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
@@ -23,6 +25,7 @@ cat > /etc/udev/rules.d/90-lab-agent.rules <<RULE
 SUBSYSTEM=="virtio-ports", ATTR{name}=="lab", TAG+="systemd", ENV{SYSTEMD_WANTS}+="lab-agent.service"
 RULE
 ln -sf /dev/null /etc/systemd/system/iio-sensor-proxy.service
+ln -sf /dev/null /etc/udev/rules.d/80-iio-sensor-proxy.rules
 # Start-up work nothing here needs, measured slow under TCG (systemd-analyze blame: e2scrub_reap
 # 24 s, logins and consoles, module loads for absent hardware): masked.
 for unit in e2scrub_reap.service getty@tty1.service serial-getty@ttyS0.service systemd-random-seed.service \
