@@ -2,6 +2,7 @@
 #
 #   make                          release build, Swift runtime linked statically
 #   sudo make install             into /usr/local (binaries, units, udev rule, sysusers, man, completions)
+#                                 (debian/ builds the Debian packages from `make install-files`)
 #   sudo make install-strip       the same with stripped binaries
 #   make install DESTDIR=/tmp/pkg PREFIX=/usr      staged, for a package
 #   make install BUILT_BINDIR=.build/debug          install binaries built elsewhere, skip the build
@@ -14,15 +15,24 @@
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 BINDIR       ?= $(PREFIX)/bin
-LIBDIR       ?= $(PREFIX)/lib
+# The shared library and parallax.pc go to the multiarch directory where the toolchain has one
+# (Debian: lib/x86_64-linux-gnu, searched by ld.so and pkg-config under /usr and /usr/local alike),
+# else to lib/. Units, rules, sysusers and the udev helper are looked up under PREFIX/lib itself.
+ifeq ($(origin MULTIARCH),undefined)
+MULTIARCH    := $(shell $(CC) -print-multiarch 2>/dev/null)
+endif
+LIBDIR       ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))
+SYSTEMLIBDIR ?= $(PREFIX)/lib
 DATADIR      ?= $(PREFIX)/share
 MANDIR       ?= $(DATADIR)/man
 DOCDIR       ?= $(DATADIR)/doc/parallaxd
 SYSCONFDIR   ?= /etc
-UNITDIR      ?= $(LIBDIR)/systemd/system
-UDEVRULESDIR ?= $(LIBDIR)/udev/rules.d
-SYSUSERSDIR  ?= $(LIBDIR)/sysusers.d
-HELPERDIR    ?= $(LIBDIR)/parallaxd
+UNITDIR      ?= $(SYSTEMLIBDIR)/systemd/system
+USERUNITDIR  ?= $(SYSTEMLIBDIR)/systemd/user
+UDEVRULESDIR ?= $(SYSTEMLIBDIR)/udev/rules.d
+SYSUSERSDIR  ?= $(SYSTEMLIBDIR)/sysusers.d
+HELPERDIR    ?= $(SYSTEMLIBDIR)/parallaxd
+SCENEDIR     ?= $(DATADIR)/parallax-wallpaper/scenes
 BASHCOMPDIR  ?= $(DATADIR)/bash-completion/completions
 ZSHCOMPDIR   ?= $(DATADIR)/zsh/vendor-completions
 FISHCOMPDIR  ?= $(DATADIR)/fish/vendor_completions.d
@@ -39,9 +49,14 @@ INSTALL      ?= install
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
 PROGRAMS     := parallaxd parallaxctl parallax-wallpaper
 CONFIG_FILE  := $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf
+# parallax-wallpaper's example scenes, which the user unit's documentation points to.
+SCENES       := $(wildcard examples/scenes/*.conf)
+SCENE_IMAGES := $(wildcard examples/scenes/images/*.png)
 
 # Paths written into the installed units and udev rule, so they name where things really are.
 SUBSTITUTE = sed -e 's|/usr/bin/parallaxd|$(BINDIR)/parallaxd|g' \
+                 -e 's|/usr/bin/parallax-wallpaper|$(BINDIR)/parallax-wallpaper|g' \
+                 -e 's|/usr/share/parallax-wallpaper/scenes|$(SCENEDIR)|g' \
                  -e 's|/usr/lib/parallaxd/|$(HELPERDIR)/|g' \
                  -e 's|file:///usr/share/doc/parallaxd/|file://$(DOCDIR)/|g'
 
@@ -59,7 +74,8 @@ install: $(if $(BUILT_BINDIR),,build)
 
 install-files:
 	@for p in $(PROGRAMS); do test -x "$(BIN)/$$p" || { echo "make: $(BIN)/$$p is not built" >&2; exit 1; }; done
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(UDEVRULESDIR) $(DESTDIR)$(SYSUSERSDIR) \
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SCENEDIR)/images \
 		$(DESTDIR)$(HELPERDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
 		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d
@@ -67,16 +83,21 @@ install-files:
 	$(SUBSTITUTE) systemd/parallaxd.service > $(DESTDIR)$(UNITDIR)/parallaxd.service
 	$(SUBSTITUTE) systemd/parallaxd.socket > $(DESTDIR)$(UNITDIR)/parallaxd.socket
 	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
+	$(SUBSTITUTE) systemd/parallax-wallpaper.service > $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket \
-		$(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
+		$(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
+	$(INSTALL) -m 0644 $(SCENES) $(DESTDIR)$(SCENEDIR)/
+	$(INSTALL) -m 0644 $(SCENE_IMAGES) $(DESTDIR)$(SCENEDIR)/images/
 	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
 	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
 	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(DESTDIR)$(MANDIR)/man8/parallaxd.8
 	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
 	$(INSTALL) -m 0644 docs/man/parallax-wallpaper.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
 	$(INSTALL) -m 0644 README.md docs/operations.md $(DESTDIR)$(DOCDIR)/
-	$(INSTALL) -m 0644 completions/parallaxd.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxd
-	$(INSTALL) -m 0644 completions/parallaxctl.bash $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
+	@# bash-completion sources these files: swift-argument-parser's #!/bin/bash line is dropped.
+	sed '1{/^#!/d;}' completions/parallaxd.bash > $(DESTDIR)$(BASHCOMPDIR)/parallaxd
+	sed '1{/^#!/d;}' completions/parallaxctl.bash > $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/parallaxd $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
 	$(INSTALL) -m 0644 completions/_parallaxd completions/_parallaxctl $(DESTDIR)$(ZSHCOMPDIR)/
 	$(INSTALL) -m 0644 completions/parallaxd.fish completions/parallaxctl.fish $(DESTDIR)$(FISHCOMPDIR)/
 	@# An administrator's edited config is never overwritten.
@@ -98,6 +119,8 @@ post-install:
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS))
 	rm -f $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket
+	rm -f $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
+	rm -f $(addprefix $(DESTDIR)$(SCENEDIR)/,$(notdir $(SCENES))) $(addprefix $(DESTDIR)$(SCENEDIR)/images/,$(notdir $(SCENE_IMAGES)))
 	rm -f $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
 	rm -f $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
 	rm -f $(DESTDIR)$(MANDIR)/man8/parallaxd.8 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
@@ -108,7 +131,8 @@ uninstall:
 	@# The config goes only if nobody changed it; the calibration in /var/lib/parallaxd stays.
 	@if [ -e "$(CONFIG_FILE)" ] && cmp -s config/parallaxd.conf "$(CONFIG_FILE)"; then rm -f "$(CONFIG_FILE)"; \
 	 elif [ -e "$(CONFIG_FILE)" ]; then echo "keeping the edited $(CONFIG_FILE)"; fi
-	-rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d \
+	-rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SCENEDIR)/images $(DESTDIR)$(SCENEDIR) \
+		$(DESTDIR)$(DATADIR)/parallax-wallpaper $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d \
 		$(DESTDIR)$(SYSCONFDIR)/parallaxd 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
 

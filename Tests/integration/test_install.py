@@ -48,6 +48,11 @@ def tree(root):
 # The Python module goes where Debian's python3 looks (Makefile "parallax, the Python client module").
 PYTHON_MODULES = sorted(f for f in os.listdir(os.path.join(plx.REPO_ROOT, 'Sources/python/parallax')) if f.endswith('.py'))
 PYTHON_DIRS = {'/usr': 'lib/python3/dist-packages', '/usr/local': 'lib/python%d.%d/dist-packages' % sys.version_info[:2]}
+# The library goes to the multiarch directory (lib/x86_64-linux-gnu), the rest under lib/.
+MULTIARCH = subprocess.run(['cc', '-print-multiarch'], capture_output=True, text=True).stdout.strip()
+SCENES_DIR = os.path.join(plx.REPO_ROOT, 'examples/scenes')
+SCENES = sorted(f for f in os.listdir(SCENES_DIR) if f.endswith('.conf'))
+SCENE_IMAGES = sorted(f for f in os.listdir(os.path.join(SCENES_DIR, 'images')) if f.endswith('.png'))
 
 
 def expected_tree(prefix):
@@ -59,6 +64,9 @@ def expected_tree(prefix):
         '%s/bin/parallax-wallpaper' % p: 0o755,
         '%s/lib/systemd/system/parallaxd.service' % p: 0o644,
         '%s/lib/systemd/system/parallaxd.socket' % p: 0o644,
+        '%s/lib/systemd/user/parallax-wallpaper.service' % p: 0o644,
+        **{'%s/share/parallax-wallpaper/scenes/%s' % (p, f): 0o644 for f in SCENES},
+        **{'%s/share/parallax-wallpaper/scenes/images/%s' % (p, f): 0o644 for f in SCENE_IMAGES},
         '%s/lib/udev/rules.d/61-parallaxd.rules' % p: 0o644,
         '%s/lib/sysusers.d/parallaxd.conf' % p: 0o644,
         '%s/lib/parallaxd/parallaxd-iio-access' % p: 0o755,
@@ -75,10 +83,10 @@ def expected_tree(prefix):
         '%s/share/fish/vendor_completions.d/parallaxctl.fish' % p: 0o644,
         # libparallax (the soname and dev links are symlinks: lstat mode 0o777)
         '%s/include/parallax.h' % p: 0o644,
-        '%s/lib/libparallax.so.1.0.0' % p: 0o755,
-        '%s/lib/libparallax.so.1' % p: 0o777,
-        '%s/lib/libparallax.so' % p: 0o777,
-        '%s/lib/pkgconfig/parallax.pc' % p: 0o644,
+        '%s/lib/%s/libparallax.so.1.0.0' % (p, MULTIARCH): 0o755,
+        '%s/lib/%s/libparallax.so.1' % (p, MULTIARCH): 0o777,
+        '%s/lib/%s/libparallax.so' % (p, MULTIARCH): 0o777,
+        '%s/lib/%s/pkgconfig/parallax.pc' % (p, MULTIARCH): 0o644,
         '%s/share/man/man3/libparallax.3' % p: 0o644,
         'etc/parallaxd/parallaxd.conf': 0o644,
     }
@@ -97,6 +105,13 @@ def test_make_install_destdir_tree(workdir, bin_dir, prefix):
     assert 'file://%s/share/doc/parallaxd/README.md' % prefix in unit
     with open(os.path.join(dest, prefix.lstrip('/'), 'lib/udev/rules.d/61-parallaxd.rules')) as f:
         assert 'RUN+="%s/lib/parallaxd/parallaxd-iio-access ' % prefix in f.read()
+    with open(os.path.join(dest, prefix.lstrip('/'), 'lib/systemd/user/parallax-wallpaper.service')) as f:
+        user_unit = f.read()
+    assert 'ExecStart=%s/bin/parallax-wallpaper --scene %%E/parallax-wallpaper/scene.conf\n' % prefix in user_unit
+    assert 'cp -r %s/share/parallax-wallpaper/scenes/. ' % prefix in user_unit
+    # bash-completion sources its files: no #! line (lintian's bash-completion-with-hashbang).
+    with open(os.path.join(dest, prefix.lstrip('/'), 'share/bash-completion/completions/parallaxctl')) as f:
+        assert not f.read().startswith('#!')
     assert filecmp.cmp(os.path.join(dest, 'etc/parallaxd/parallaxd.conf'),
                        os.path.join(plx.REPO_ROOT, 'config/parallaxd.conf'), shallow=False)
     # The installed programs run.

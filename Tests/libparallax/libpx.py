@@ -17,6 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 # Staged install prefix (the usual packaging one).
 PREFIX = '/usr'
+# The toolchain's multiarch triplet (x86_64-linux-gnu on Debian): the Makefile installs the library
+# and parallax.pc into PREFIX/lib/<triplet>, where ld.so and pkg-config look, not into PREFIX/lib.
+MULTIARCH = subprocess.run(['cc', '-print-multiarch'], capture_output=True, text=True).stdout.strip()
 # Flags the test programs are built with: the header must be clean C11 under all of them.
 TEST_CFLAGS = ['-std=c11', '-Wall', '-Wextra', '-Wpedantic', '-Werror', '-g']
 # Valgrind's verdict: any error or leak fails the run with this exit code.
@@ -53,7 +56,7 @@ class Staged:
     def __init__(self, root):
         self.root = root
         self.prefix = os.path.join(root, PREFIX.lstrip('/'))
-        self.libdir = os.path.join(self.prefix, 'lib')
+        self.libdir = os.path.join(self.prefix, 'lib', MULTIARCH)
         self.pkgconfig_env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(self.libdir, 'pkgconfig'),
                                   PKG_CONFIG_SYSROOT_DIR=root)
         # The pkg-config search must find only the staged file, never a system one.

@@ -12,13 +12,21 @@ import libpx
 def test_staged_tree(staged):
     p = staged.prefix
     assert os.path.isfile(os.path.join(p, 'include/parallax.h'))
-    assert os.path.isfile(os.path.join(p, 'lib/libparallax.so.1.0.0'))
-    assert os.readlink(os.path.join(p, 'lib/libparallax.so.1')) == 'libparallax.so.1.0.0'
-    assert os.readlink(os.path.join(p, 'lib/libparallax.so')) == 'libparallax.so.1'
+    assert os.path.isfile(os.path.join(staged.libdir, 'libparallax.so.1.0.0'))
+    assert os.readlink(os.path.join(staged.libdir, 'libparallax.so.1')) == 'libparallax.so.1.0.0'
+    assert os.readlink(os.path.join(staged.libdir, 'libparallax.so')) == 'libparallax.so.1'
     assert os.path.isfile(os.path.join(p, 'share/man/man3/libparallax.3'))
-    with open(os.path.join(p, 'lib/pkgconfig/parallax.pc')) as f:
+    with open(os.path.join(staged.libdir, 'pkgconfig/parallax.pc')) as f:
         pc = f.read()
     assert 'prefix=%s\n' % libpx.PREFIX in pc
+    assert 'libdir=${prefix}/lib/%s\n' % libpx.MULTIARCH in pc
+
+
+def test_library_goes_to_the_multiarch_directory(staged):
+    """Debian's ld.so and pkg-config look in lib/<triplet>: nothing of libparallax in lib/ itself."""
+    assert libpx.MULTIARCH, 'cc -print-multiarch names no triplet on this Debian system'
+    assert staged.libdir == os.path.join(staged.prefix, 'lib', libpx.MULTIARCH)
+    assert [f for f in os.listdir(os.path.join(staged.prefix, 'lib')) if f != libpx.MULTIARCH] == []
 
 
 def test_pkg_config_names_the_staged_files(staged):
