@@ -5,7 +5,8 @@
 # on a fresh machine: setup.sh installs missing Debian packages with apt-get (as root), and the
 # motion oracles (scikit-kinematics, imufusion, ahrs) come from PyPI into .build-oracles/. Last, the
 # real-kernel lab (docs/lab.md): Debian 12's kernel and a debootstrapped root file system are
-# fetched into .build-lab/ the first time (about 3 minutes), then booted under qemu.
+# fetched into .build-lab/ the first time (about 3 minutes), then booted under qemu, the last
+# tests with systemd as PID 1 and the project's .debs installed.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
@@ -48,5 +49,6 @@ echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pi
 echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots)"
 PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/wallpaper
 
-echo "== real-kernel lab (Debian 12's kernel under QEMU, our HID sensor hub over /dev/uhid)"
-/usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/lab
+echo "== real-kernel lab (Debian 12's kernel under QEMU, our HID sensor hub over /dev/uhid), then the"
+echo "   Debian packages (scripts/build-debs.sh, DEB_BUILD_OPTIONS=noopt) on it booted with systemd as PID 1"
+DEB_BUILD_OPTIONS="${DEB_BUILD_OPTIONS:-noopt}" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/lab

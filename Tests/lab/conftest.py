@@ -88,7 +88,8 @@ def lab():
 @pytest.fixture(scope='session')
 def debs():
     """The project's Debian packages to install in the booted guest: the .deb files
-    scripts/build-debs.sh builds (it prints their paths), or those in $PARALLAX_LAB_DEBS (a
+    scripts/build-debs.sh builds (it prints their paths; DEB_BUILD_OPTIONS=noopt unless set),
+    or those in $PARALLAX_LAB_DEBS (a
     directory), without the -dbgsym ones. Returns their absolute paths; their directory is shared
     into the guest."""
     given = os.environ.get('PARALLAX_LAB_DEBS')
@@ -96,8 +97,11 @@ def debs():
         paths = sorted(os.path.join(os.path.abspath(given), f) for f in os.listdir(given) if f.endswith('.deb'))
     else:
         t0 = time.monotonic()
+        # The Swift debug configuration unless told otherwise, as scripts/test.sh builds them
+        # (the same packages then, built once per tree).
+        env = dict(os.environ, DEB_BUILD_OPTIONS=os.environ.get('DEB_BUILD_OPTIONS', 'noopt'))
         p = subprocess.run([os.path.join(REPO, 'scripts', 'build-debs.sh')], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True, env=env)
         if p.returncode == 77:
             pytest.skip('packages not buildable here: ' + (p.stderr.strip().splitlines() or ['?'])[-1])
         assert p.returncode == 0, 'scripts/build-debs.sh failed:\n' + p.stderr[-3000:]

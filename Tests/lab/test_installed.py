@@ -23,6 +23,10 @@ MEMBER, STRANGER = 'alice', 'bob'   # in group parallax / in no group of the dae
 DROPIN = '/etc/parallaxd/parallaxd.conf.d/50-lab.conf'
 
 
+# The guest's disk is a throw-away snapshot: dpkg need not fsync every file (TCG is slow at it).
+APT = ['apt-get', '-y', '-o', 'DPkg::Options::=--force-unsafe-io']
+
+
 def package_names(debs):
     return [subprocess.check_output(['dpkg-deb', '-f', p, 'Package'], text=True).strip() for p in debs]
 
@@ -89,7 +93,7 @@ def hub(booted):
 
 def test_install_with_apt_offline(booted, installed, capsys):
     t0 = time.monotonic()
-    r = booted.run(['apt-get', 'install', '-y', '--no-install-recommends'] + booted.debs, timeout=600,
+    r = booted.run(APT + ['install', '--no-install-recommends'] + booted.debs, timeout=600,
                    env={'DEBIAN_FRONTEND': 'noninteractive'})
     seconds = time.monotonic() - t0
     assert r.rc == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -109,10 +113,22 @@ def test_install_with_apt_offline(booted, installed, capsys):
         print(f'\n  apt-get install of {len(installed)} packages ({", ".join(installed)}): {seconds:.1f} s')
 
 
-def test_udev_starts_the_service_when_the_hub_appears(booted, installed, hub):
+def test_a_client_before_any_sensor_starts_it(booted, installed):
+    # No IIO driver is loaded yet: the first connection starts the service (socket activation),
+    # which has the IIO core loaded first, or DeviceAllow=char-iio would allow no device for the
+    # whole run (/proc/devices has no "iio" line until then).
+    assert booted.run(['grep', '-qw', 'iio', '/proc/devices']).rc != 0
+    report = json.loads(booted.check(['runuser', '-u', MEMBER, '--', 'parallaxctl', 'status', '--json']))
+    assert report['sensor'] == 'none' and report['sensors'] == [], report
+    assert show(booted, UNIT, 'ActiveState')['ActiveState'] == 'active'
+    assert booted.run(['grep', '-qw', 'iio', '/proc/devices']).rc == 0
+
+
+def test_a_hub_appearing_later_is_opened_by_the_hardened_service(booted, installed, hub):
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
     hub.start()
-    pid = await_unit(booted, UNIT)
     booted.check(['udevadm', 'settle'])
+    assert await_unit(booted, UNIT) == pid
     # The account, no capabilities, the hardened unit as shipped.
     proc = booted.check(f'grep -E "^(Uid|CapEff|CapBnd|NoNewPrivs):" /proc/{pid}/status')
     uid = booted.check(['id', '-u', 'parallaxd']).strip()
@@ -126,13 +142,14 @@ def test_udev_starts_the_service_when_the_hub_appears(booted, installed, hub):
 
 
 def test_member_of_parallax_monitors_moving_offsets(booted, installed, hub):
-    # Top edge away from the viewer by 20°: y ≈ −0.22 (docs/frames.md), read through the
-    # hardened service from the real drivers' buffers.
-    sub = monitor(booted, until='y is not None and y < -0.2', then=dict(op='attitude', x=-20, seconds=1), hub=hub)
+    # Top edge away from the viewer by 30°: y ≈ −0.33 (docs/frames.md; the shipped config
+    # re-centres slowly, so less once held), read through the hardened service from the real
+    # drivers' buffers.
+    sub = monitor(booted, until='y is not None and y < -0.2', then=dict(op='attitude', x=-30, seconds=1), hub=hub)
     frames = offsets(sub)
     assert frames and frames[-1]['y'] < -0.2, (sub['stderr'], sub['lines'][-5:])
     assert all(f['y'] < 0.02 for f in frames), frames
-    back = monitor(booted, until='y is not None and abs(y) < 0.03', then=dict(op='attitude', x=0, seconds=1), hub=hub)
+    back = monitor(booted, until='y is not None and y > -0.03', then=dict(op='attitude', x=0, seconds=1), hub=hub)
     assert offsets(back)[-1]['y'] > -0.03, back['lines'][-3:]
     # Captured through the buffers: the device cgroup (DeviceAllow=char-iio) let the service open them.
     messages = [e['MESSAGE'] for e in journal(booted)]
@@ -281,9 +298,11 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     assert 'Failed to open' not in proxy_log, proxy_log
     with capsys.disabled():
         print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; parallaxd: {report["sensors"][0]["capture"][:60]}…')
-    # Released: iio-sensor-proxy removed (its rule and mark go); the next open is buffered again.
-    booted.check('pkill -x monitor-sensor; apt-get remove -y iio-sensor-proxy >/dev/null '
-                 '&& udevadm trigger --subsystem-match=iio --action=change && udevadm settle', timeout=300)
+    # Released: iio-sensor-proxy masked by the administrator, service and rule (what removing the
+    # package does to the mark, without dpkg's time under TCG); the next open is buffered again.
+    booted.check('pkill -x monitor-sensor; systemctl stop iio-sensor-proxy && systemctl mask iio-sensor-proxy '
+                 '&& ln -s /dev/null /etc/udev/rules.d/80-iio-sensor-proxy.rules && udevadm control --reload '
+                 '&& udevadm trigger --subsystem-match=iio --action=change && udevadm settle', timeout=120)
     hub.ctl('attitude', x=0, y=0, seconds=1, wait=1)
     deadline = time.monotonic() + 60
     while True:
@@ -296,7 +315,7 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
 
 def test_purge_leaves_nothing(booted, installed):
     files = booted.check(['dpkg-query', '-L'] + installed).split('\n')
-    r = booted.run(['apt-get', 'purge', '-y'] + installed, timeout=300, env={'DEBIAN_FRONTEND': 'noninteractive'})
+    r = booted.run(APT + ['purge'] + installed, timeout=300, env={'DEBIAN_FRONTEND': 'noninteractive'})
     assert r.rc == 0, r.stdout[-3000:] + r.stderr[-3000:]
     # Not installed, no config files kept: "un" or not known at all.
     states = booted.run(['dpkg-query', '-W', '-f=${Package} ${db:Status-Abbrev}\n'] + installed).stdout
@@ -308,8 +327,8 @@ def test_purge_leaves_nothing(booted, installed):
     for path in ('/etc/parallaxd', '/var/lib/parallaxd', '/run/parallaxd', '/usr/lib/parallaxd',
                  '/etc/systemd/system/sockets.target.wants/parallaxd.socket'):
         assert booted.run(['test', '-e', path]).rc != 0, f'{path} is left after the purge'
-    units = booted.check(['systemctl', 'list-unit-files', '--no-legend', 'parallaxd*'])
-    assert units.strip() == '', units
+    units = booted.run(['systemctl', 'list-unit-files', '--no-legend', 'parallaxd*'])   # rc 1: none
+    assert units.stdout.strip() == '', units
     assert show(booted, SOCKET_UNIT, 'LoadState')['LoadState'] == 'not-found'
     # The accounts go too (debian/parallaxd.postrm: nothing stays behind), and the sensors are root's again.
     for what in (['passwd', 'parallaxd'], ['group', 'parallaxd'], ['group', 'parallax']):
