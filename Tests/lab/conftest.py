@@ -116,10 +116,11 @@ def debs():
 
 
 @pytest.fixture(scope='session')
-def booted(debs):
+def booted(request):
     """The lab with systemd as PID 1 (Lab.boot(systemd=True)), the packages' directory shared at
     the same path (`booted.debs` lists them). Boots once, after the plain guest is powered off."""
     TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    debs = request.getfixturevalue('debs')      # only once the lab is known to be there
     vm = boot_guest('systemd as PID 1', systemd=True, shares=[('debs', os.path.dirname(debs[0]))])
     vm.debs = debs
     yield vm
