@@ -193,7 +193,7 @@ _parallaxctl() {
 
 _parallaxctl_monitor() {
     repeating_flags=()
-    non_repeating_flags=(--json --version -h --help)
+    non_repeating_flags=(--json --heading --version -h --help)
     repeating_options=()
     non_repeating_options=(--socket --rate --rotation --seconds)
     __parallaxctl_offer_flags_options 0

@@ -4,8 +4,9 @@
 # standard error).
 #
 # The build runs on a copy of the source tree (the files git tracks or would track, as they are
-# in the working tree), so dpkg-buildpackage's ../*.deb and debian/ build files land under
-# .build-deb/, never next to the clone. Packages are kept per hash of that tree and of
+# in the working tree, less tests, scripts and documentation the build does not read), so
+# dpkg-buildpackage's ../*.deb and debian/ build files land under .build-deb/, never next to the
+# clone. Packages are kept per hash of that tree and of
 # DEB_BUILD_OPTIONS: a second run with nothing changed prints them at once. lintian's verdict is
 # kept beside them (lintian.txt) when lintian is installed.
 #
@@ -27,15 +28,29 @@ for tool in git dpkg-buildpackage; do
   command -v "$tool" >/dev/null || { log "$tool is missing (scripts/setup.sh installs what the build needs)"; exit 1; }
 done
 
-# The tree to build: tracked files and new ones not ignored, with their current contents.
+# The tree to build: the files git tracks or would track, with their current contents, less
+# those the package build never reads (tests other than the Swift test targets Package.swift
+# names, scripts, documentation that is not installed), so that changing them keeps the packages.
 cd "$ROOT"
-mapfile -d '' FILES < <(git ls-files -z --cached --others --exclude-standard)
+git rev-parse --is-inside-work-tree >/dev/null 2>&1 \
+  || { log "$ROOT is not a git checkout: run dpkg-buildpackage -us -uc -b there instead"; exit 1; }
+read_by_the_build() {
+  case $1 in
+    Tests/*Tests/*) return 0 ;;
+    Tests/*|scripts/*|docs/images/*|examples/traces/*|examples/clients/*|BENCHMARKS.md) return 1 ;;
+    docs/operations.md|docs/man/*) return 0 ;;
+    docs/*) return 1 ;;
+  esac
+}
+FILES=()
+while IFS= read -r -d '' f; do
+  # (A file deleted but still in the index is not there.)
+  if { [ -e "$f" ] || [ -L "$f" ]; } && read_by_the_build "$f"; then FILES+=("$f"); fi
+done < <(git ls-files -z --cached --others --exclude-standard)
 KEY="$( { printf 'DEB_BUILD_OPTIONS=%s\n' "${DEB_BUILD_OPTIONS:-}"
-          for f in "${FILES[@]}"; do
-            [ -f "$f" ] || [ -L "$f" ] || continue   # deleted but still in the index
-            if [ -L "$f" ]; then printf 'L %s %s\n' "$(readlink "$f")" "$f"
-            else printf '%s %s %s\n' "$(stat -c %a "$f")" "$(sha256sum < "$f" | cut -c1-64)" "$f"; fi
-          done; } | sha256sum | cut -c1-16)"
+          printf '%s\0' "${FILES[@]}" | xargs -0 stat -c '%a %F %N'
+          for f in "${FILES[@]}"; do [ -L "$f" ] || printf '%s\0' "$f"; done | xargs -0 sha256sum
+        } | sha256sum | cut -c1-16)"
 BUILD="$OUT/$KEY"
 
 mkdir -p "$OUT"
@@ -46,10 +61,7 @@ if [ ! -f "$BUILD/done" ]; then
   log "building the packages of this tree ($KEY${DEB_BUILD_OPTIONS:+, DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS}); log: $BUILD/build.log"
   rm -rf "$BUILD"
   mkdir -p "$BUILD/src"
-  for f in "${FILES[@]}"; do
-    [ -e "$f" ] || [ -L "$f" ] || continue
-    printf '%s\0' "$f"
-  done | tar -C "$ROOT" --null -T - -cf - | tar -C "$BUILD/src" -xf -
+  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$BUILD/src" -xf -
   started=$SECONDS
   if ! (cd "$BUILD/src" && dpkg-buildpackage -us -uc -b) > "$BUILD/build.log" 2>&1; then
     tail -n 30 "$BUILD/build.log" >&2
@@ -61,14 +73,20 @@ if [ ! -f "$BUILD/done" ]; then
   if command -v lintian >/dev/null; then
     lintian --info --display-info --pedantic "$BUILD"/*.changes > "$BUILD/lintian.txt" 2>&1 || true
   fi
+  printf '%s\n' "${DEB_BUILD_OPTIONS:-}" > "$BUILD/options"
   touch "$BUILD/done"
-  # Older trees' packages go.
+  # Older trees' packages built with the same options go.
   for old in "$OUT"/*/; do
-    [ "${old%/}" = "$BUILD" ] || rm -rf "${old%/}"
+    old="${old%/}"
+    [ "$old" = "$BUILD" ] && continue
+    if [ ! -f "$old/done" ] || [ "$(cat "$old/options" 2>/dev/null)" = "${DEB_BUILD_OPTIONS:-}" ]; then
+      rm -rf "$old"
+    fi
   done
 fi
 
 if [ -f "$BUILD/lintian.txt" ]; then
   log "lintian: $(grep -c '^E: ' "$BUILD/lintian.txt" || true) errors, $(grep -c '^W: ' "$BUILD/lintian.txt" || true) warnings ($BUILD/lintian.txt)"
 fi
-ls "$BUILD"/*.deb
+# The packages to install; the -dbgsym ones (debug symbols) stay beside them.
+ls "$BUILD"/*.deb | grep -v -- '-dbgsym_'

@@ -3,7 +3,8 @@
 renderer, Mesa's software EGL), driven by the real parallaxd playing the bundled motion recording
 through an emulated IIO device. Each example scene runs for a few seconds while grim takes
 screenshots; the result is an animated PNG and a still contact sheet (rows: home screen, blur card,
-perspective; columns: moments of the recording).
+perspective, panorama, mesh; columns: moments of the recording). Capture starts once the scene is
+on screen (a screenshot that differs from the empty desktop), so every cell shows its scene.
 
   /usr/bin/python3 scripts/demo_wallpaper.py [--bin-dir .build/debug] [--seconds 4] [--pictures DIR (default .build-demo)]
 
@@ -25,7 +26,7 @@ import desktop  # noqa: E402  (headless sway as an unprivileged account, grim)
 import plx  # noqa: E402  (emulated IIO device, the real daemon, the trace player)
 import pngkit  # noqa: E402
 
-SCENES = ['home-screen', 'blur-card', 'perspective']
+SCENES = ['home-screen', 'blur-card', 'perspective', 'panorama', 'mesh']
 SHEET_COLUMNS = 4
 FRAME_INTERVAL = 0.1     # seconds between screenshots (grim itself takes a few tens of ms)
 PICTURE_SCALE = 2        # the pictures are the 640×360 output at half size
@@ -97,6 +98,9 @@ def main(argv=None):
         say('headless sway running as %s (pixman renderer); parallax-wallpaper draws with Mesa\'s software EGL' % desktop.ACCOUNT)
         # The wallpaper runs as that account, which may not reach the clone (one under /root).
         scenes = desktop.readable(os.path.join(REPO_ROOT, 'examples', 'scenes'))
+        # The desktop with no wallpaper: a scene is on screen once a screenshot differs from it
+        # (the first frame drawn is not yet the first frame composited and captured).
+        empty = sway.screenshot().data
         for name in SCENES:
             scene = os.path.join(scenes, name + '.conf')
             w = desktop.Wallpaper(binaries['parallax-wallpaper'], sway, ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
@@ -104,6 +108,7 @@ def main(argv=None):
                 desktop.wait_until(lambda: 'frame 1 ' in w.output() or w.proc.poll() is not None, 30, 'the first frame of ' + name)
                 if w.proc.poll() is not None:
                     raise RuntimeError('parallax-wallpaper exited: ' + w.output()[-500:])
+                desktop.wait_until(lambda: sway.screenshot().data != empty, 30, name + ' on screen')
                 frames = capture(sway, args.seconds)
             finally:
                 w.stop()

@@ -138,6 +138,45 @@ def sky():
     return pic
 
 
+PANORAMA_W, PANORAMA_H = 2880, 360
+
+
+def panorama():
+    """A 360° landscape whose right edge continues into its left edge (every ridge is a sum of
+    whole waves across the width), with landmarks at 0°, 90°, 180° and 270° to show the turn.
+    2880 × 360: at 60° per screen, a 16:9 screen shows 480 × 270 of it plus room to tilt."""
+    w, h = PANORAMA_W, PANORAMA_H
+    pic = gradient(w, h, (40, 90, 170), (250, 200, 150))
+    disc(pic, w * 0.5, h * 0.24, 24, (255, 244, 214), soft=4)        # the sun, straight ahead at rest
+    for layer in (silhouette(w, h, (110, 120, 170), h * 0.6, 40, 3, 31),
+                  silhouette(w, h, (70, 110, 90), h * 0.74, 20, 7, 32)):
+        _over(pic, layer)
+    # Landmarks: towers of four colours, one every 90°.
+    for n, colour in enumerate([(230, 80, 60), (250, 200, 60), (80, 170, 230), (240, 240, 240)]):
+        for x in {int(w * (0.5 + n / 4)) % w + k * w for k in (-1, 0, 1)}:    # across the seam too
+            rounded_rect(pic, x - 8, int(h * 0.45), x + 8, int(h * 0.76), 4, colour)
+            disc(pic, x, h * 0.45, 13, colour, soft=2)
+    return pic
+
+
+def triptych():
+    """A card in three panels (a [Mesh] with Grid=3x1): sky, sea and sand, each framed."""
+    w, h = 480, 270
+    pic = pngkit.Picture.filled(w, h, (250, 248, 240))
+    panels = [((70, 130, 200), (190, 220, 250)), ((20, 80, 140), (60, 160, 190)), ((230, 200, 140), (250, 230, 190))]
+    third = w // 3
+    for n, (top, bottom) in enumerate(panels):
+        inner = gradient(third - 20, h - 20, top, bottom)
+        for y in range(inner.height):
+            start = ((y + 10) * w + n * third + 10) * 3
+            pic.data[start:start + inner.width * 3] = inner.data[y * inner.width * 3:(y + 1) * inner.width * 3]
+    disc(pic, third * 0.5, h * 0.4, 26, (255, 240, 200), soft=3)
+    for k in range(5):
+        disc(pic, third * 1.5 + (k - 2) * 22, h * 0.55 + (k % 2) * 14, 7, (240, 250, 255), soft=2)
+    disc(pic, third * 2.5, h * 0.62, 34, (200, 90, 60), soft=2)
+    return pic
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', 'examples', 'scenes', 'images')
     os.makedirs(out, exist_ok=True)
@@ -151,6 +190,8 @@ def main():
         'hills.png': silhouette(W, H, (60, 110, 80), H * 0.74, 35, 3, 23),
         'trees.png': silhouette(W, H, (30, 70, 45), H * 0.84, 28, 9, 24),
         'grass.png': silhouette(W, H, (18, 40, 24), H * 0.93, 14, 17, 25),
+        'panorama.png': panorama(),
+        'triptych.png': triptych(),
     }
     for name, pic in images.items():
         pngkit.write(os.path.join(out, name), pic)

@@ -11,6 +11,7 @@ PACKAGES=(
   sway grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
   libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs dbus-daemon
   qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod
+  dpkg-dev debhelper dh-python pybuild-plugin-pyproject python3-all git libjpeg-dev lintian
 )
 
 missing=()

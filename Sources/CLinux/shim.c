@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CLinux.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -254,10 +255,10 @@ double plx_strtod_c(const char *text, char **end) {
     return c_locale ? strtod_l(text, end, c_locale) : strtod(text, end);
 }
 
-int plx_uevent_socket(void) {
+int plx_uevent_socket(unsigned group) {
     int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_KOBJECT_UEVENT);
     if (fd < 0) return -1;
-    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = 1 };  /* 1: the kernel's own */
+    struct sockaddr_nl address = { .nl_family = AF_NETLINK, .nl_groups = group };
     if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
         int saved = errno;
         close(fd);
@@ -267,24 +268,36 @@ int plx_uevent_socket(void) {
     return fd;
 }
 
-int plx_uevent_next(int fd, char *header, size_t length) {
-    char message[8192];
+/* The header systemd-udevd puts before the properties it sends (libudev's
+ * monitor_netlink_header, stable since 2009): "libudev\0", magic 0xfeedcafe in network order,
+ * the header's size, then the properties' offset and length. */
+struct plx_udev_header {
+    char prefix[8];
+    uint32_t magic;
+    uint32_t header_size;
+    uint32_t properties_off;
+    uint32_t properties_len;
+};
+
+long plx_uevent_receive(int fd, char *buffer, size_t length, size_t *properties) {
+    if (length < 2) { errno = EINVAL; return -1; }
     ssize_t n;
-    do { n = recv(fd, message, sizeof message - 1, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
+    do { n = recv(fd, buffer, length - 1, MSG_DONTWAIT); } while (n < 0 && errno == EINTR);
     if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
-        if (errno == ENOBUFS) {            /* the queue overflowed: some uevents were lost */
-            if (length > 0) header[0] = '\0';
-            return 2;
-        }
+        if (errno == ENOBUFS) return -2;   /* the queue overflowed: some uevents were lost */
         return -1;
     }
-    message[n] = '\0';
-    if (length > 0) {
-        size_t first = strnlen(message, (size_t)n);
-        if (first > length - 1) first = length - 1;
-        memcpy(header, message, first);
-        header[first] = '\0';
+    buffer[n] = '\0';
+    if ((size_t)n >= sizeof(struct plx_udev_header) && memcmp(buffer, "libudev", 8) == 0) {
+        struct plx_udev_header header;
+        memcpy(&header, buffer, sizeof header);
+        if (ntohl(header.magic) != 0xfeedcafeu || header.properties_off >= (size_t)n) return -3;
+        *properties = header.properties_off;
+        return n;
     }
-    return 1;
+    size_t first = strnlen(buffer, (size_t)n);
+    if (first == (size_t)n || memchr(buffer, '@', first) == NULL) return -3;
+    *properties = first + 1;
+    return n;
 }

@@ -1,6 +1,7 @@
 // UIInterpolatingMotionEffect as a value: one key, one axis, a linear map of that axis's offset
 // from [−1, 1] onto [minimum, maximum]. A floating layer uses minimum < maximum (it follows the
 // tilt), a recessed one minimum > maximum (Apple's sample: foreground −15…15, background 25…−25).
+// The heading is a third axis: yaw over the whole turn, −π…π, onto minimum…maximum.
 
 /// Interpolates one axis of the viewer offset linearly onto [minimum, maximum] for one key.
 public struct InterpolatingMotionEffect: MotionEffect, Hashable {
@@ -10,6 +11,11 @@ public struct InterpolatingMotionEffect: MotionEffect, Hashable {
         case horizontal
         /// The offset's y: the screen tipping downward gives +1.
         case vertical
+        /// The heading: yaw / π, so −1 at yaw −π, 0 at the reference pose, +1 at yaw π (the screen
+        /// turned toward the viewer's right gives more). 0 while the offset has no yaw (a
+        /// subscriber without `heading: true`, a daemon without gyroscope). A 360° panorama W
+        /// pixels wide that scrolls left as the screen turns right: minimum W/2, maximum −W/2.
+        case heading
     }
 
     /// The property the value is for (the renderer's name, e.g. "x" or "center.y").
@@ -29,7 +35,12 @@ public struct InterpolatingMotionEffect: MotionEffect, Hashable {
 
     public func values(for offset: ParallaxOffset) -> MotionEffectValues {
         let clamped = offset.clamped
-        let position = axis == .horizontal ? clamped.x : clamped.y
+        let position: Double
+        switch axis {
+        case .horizontal: position = clamped.x
+        case .vertical: position = clamped.y
+        case .heading: position = (clamped.yaw ?? 0) / Double.pi
+        }
         return [key: .scalar(Self.interpolate(position, minimum: minimum, maximum: maximum))]
     }
 

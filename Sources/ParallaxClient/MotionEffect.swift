@@ -67,6 +67,7 @@ extension Dictionary where Key == String, Value == MotionEffectValue {
 /// `effect.values(for: subscriber.offset?.predicted(at: frameShownAt) ?? .zero)`.
 public protocol MotionEffect: Sendable {
     /// The effect's values for `offset`. The effects of this module accept any offset and use x
-    /// and y clamped to [−1, 1], NaN as 0 (`ParallaxOffset.clamped`); conforming types should too.
+    /// and y clamped to [−1, 1], yaw wrapped to (−π, π], NaN as 0 (`ParallaxOffset.clamped`);
+    /// conforming types should too.
     func values(for offset: ParallaxOffset) -> MotionEffectValues
 }

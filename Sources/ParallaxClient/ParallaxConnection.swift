@@ -214,7 +214,7 @@ public final class ParallaxConnection {
     /// nil for messages that are not replies.
     private static func replyID(_ message: ServerMessage) -> JSONValue?? {
         switch message {
-        case .subscribed(_, _, let id), .unsubscribed(let id), .status(_, let id), .ok(let id): return .some(id)
+        case .subscribed(_, _, _, let id), .unsubscribed(let id), .status(_, let id), .ok(let id): return .some(id)
         case .error(let error): return .some(error.id)
         case .calibration(let report, let id): return report.isDone ? .some(id) : nil
         case .hello, .state, .offset: return nil

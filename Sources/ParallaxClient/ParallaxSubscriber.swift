@@ -46,6 +46,8 @@ public final class ParallaxSubscriber {
     public let rate: Int
     /// Clockwise rotation of the caller's output (degrees), sent on every (re)connection.
     public let rotation: Int
+    /// Whether the subscription asks for the heading (`yaw`, `vyaw` on every offset).
+    public let heading: Bool
 
     /// The latest offset; nil before the first one. Kept while reconnecting so layers do not jump
     /// (`state.connected` says whether it is live).
@@ -97,7 +99,9 @@ public final class ParallaxSubscriber {
     ///   - rate: frames per second wanted (Hz, ≥ 1); the daemon caps it (60 Hz unprivileged).
     ///   - rotation: clockwise rotation of the caller's output, 0, 90, 180 or 270 (degrees);
     ///     offsets arrive in that output's axes.
-    public init(path: String? = nil, rate: Int = 60, rotation: Int = 0) throws(SubscriberSetupError) {
+    ///   - heading: also receive the heading (`ParallaxOffset.yaw`, `vyaw`) while the daemon has a
+    ///     gyroscope (`state.heading` says whether it does).
+    public init(path: String? = nil, rate: Int = 60, rotation: Int = 0, heading: Bool = false) throws(SubscriberSetupError) {
         let path = path ?? ParallaxConnection.defaultSocketPath
         guard rate >= 1 else { throw .invalidRate(rate) }
         guard [0, 90, 180, 270].contains(rotation) else { throw .invalidRotation(rotation) }
@@ -105,6 +109,7 @@ public final class ParallaxSubscriber {
         self.path = path
         self.rate = rate
         self.rotation = rotation
+        self.heading = heading
         wakeups = try WakeupSet()
         connectAt = plx_monotonic_ns()
         rearm()
@@ -235,7 +240,8 @@ public final class ParallaxSubscriber {
     // MARK: sending
 
     func sendSubscribe(now: Int64) {
-        let request = ClientRequest(.subscribe(rate: Double(rate), rotation: rotation))
+        // A subscriber without the heading sends protocol v1's line unchanged.
+        let request = ClientRequest(.subscribe(rate: Double(rate), rotation: rotation, heading: heading ? true : nil))
         unsent = request.encode()[...]
         flushUnsent(now: now)
     }

@@ -46,13 +46,14 @@ extension ParallaxSubscriber {
 
     private func handleSubscribeReply(_ value: JSONValue, type: String, now: Int64) {
         switch ServerMessage.decode(value) {
-        case .subscribed(let granted, _, _):
+        case .subscribed(let granted, _, let heading, _):
             phase = .subscribed
             grantedRate = granted
             handshakeDeadline = nil
             subscribedAt = now
             problem = nil
             state.connected = true
+            state.heading = self.heading && heading == true
             changed = true
             log?(.info, "subscribed to parallaxd at \(path) (\(granted) Hz, rotation \(rotation)°)")
         case .error(let error) where error.code == .permissionDenied:
@@ -67,13 +68,17 @@ extension ParallaxSubscriber {
     private func handleFrame(_ value: JSONValue, type: String) {
         switch type {
         case "offset":
-            guard case .offset(let seq, let t, let x, let y, let vx, let vy)? = ServerMessage.decode(value),
-                Self.isOffset(x), Self.isOffset(y), vx.isFinite, vy.isFinite
+            guard case .offset(let seq, let t, let x, let y, let vx, let vy, let heading)? = ServerMessage.decode(value),
+                Self.isOffset(x), Self.isOffset(y), vx.isFinite, vy.isFinite,
+                heading.map({ Self.isYaw($0.yaw) && $0.vyaw.isFinite }) ?? true
             else {
                 ignoredLines += 1
                 return
             }
-            offset = ParallaxOffset(x: x, y: y, vx: vx, vy: vy, t: t, seq: seq)
+            // A yaw this subscriber did not ask for is not offered (another kit's line, a test).
+            let yaw = self.heading ? heading : nil
+            offset = ParallaxOffset(
+                x: x, y: y, vx: vx, vy: vy, t: t, seq: seq, yaw: yaw.map { OffsetHeading.wrapped($0.yaw) }, vyaw: yaw?.vyaw)
             changed = true
         case "state":
             guard let sensor = value["sensor"]?.stringValue, let reduceMotion = value["reduce_motion"]?.boolValue,
@@ -82,8 +87,11 @@ extension ParallaxSubscriber {
                 ignoredLines += 1
                 return
             }
+            // A state line without "heading" (a daemon that predates it) keeps what `subscribed` said.
+            let heading = self.heading && (value["heading"]?.boolValue ?? state.heading)
             let next = SubscriberState(
-                connected: true, sensor: Self.sensorStatus(sensor), reduceMotion: reduceMotion, calibrated: calibrated)
+                connected: true, sensor: Self.sensorStatus(sensor), reduceMotion: reduceMotion, calibrated: calibrated,
+                heading: heading)
             if next != state {
                 state = next
                 changed = true
@@ -94,6 +102,9 @@ extension ParallaxSubscriber {
     }
 
     private static func isOffset(_ v: Double) -> Bool { v.isFinite && v >= -1 && v <= 1 }
+
+    /// A yaw as written on the wire: (−π, π] rounded to 4 decimals, so up to ±3.1416.
+    private static func isYaw(_ v: Double) -> Bool { v.isFinite && abs(v) <= 3.1416 }
 
     private static func sensorStatus(_ text: String) -> SensorStatus {
         switch SensorState(rawValue: text) {

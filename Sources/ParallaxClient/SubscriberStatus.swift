@@ -26,12 +26,17 @@ public struct SubscriberState: Sendable, Hashable {
     public var reduceMotion: Bool
     /// A gyroscope calibration is in use.
     public var calibrated: Bool
+    /// Offsets carry `yaw` and `vyaw`: the subscriber asked for the heading and the daemon has a
+    /// gyroscope (from the `subscribed` reply and `state` lines). Always false without `heading: true`.
+    public var heading: Bool
 
-    public init(connected: Bool = false, sensor: SensorStatus = .none, reduceMotion: Bool = false, calibrated: Bool = false) {
+    public init(connected: Bool = false, sensor: SensorStatus = .none, reduceMotion: Bool = false, calibrated: Bool = false,
+                heading: Bool = false) {
         self.connected = connected
         self.sensor = sensor
         self.reduceMotion = reduceMotion
         self.calibrated = calibrated
+        self.heading = heading
     }
 
     /// Not connected, nothing known.

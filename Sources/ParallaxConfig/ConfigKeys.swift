@@ -39,6 +39,10 @@ enum ConfigKeys {
                 do throws(SensorError) { c.source = try SourceSpec(parsing: v) } catch { throw ConfigValueError(error.message) }
             },
             "Rate": { c, v throws(ConfigValueError) in c.pollRate = try number(v, 1...1000, unit: "Hz") },
+            "Capture": { c, v throws(ConfigValueError) in
+                guard let method = CaptureMethod(rawValue: v) else { throw ConfigValueError("expected auto, buffered or polled") }
+                c.capture = method
+            },
             "AccelMountMatrix": { c, v throws(ConfigValueError) in c.accelMountMatrix = try matrix(v) },
             "GyroMountMatrix": { c, v throws(ConfigValueError) in c.gyroMountMatrix = try matrix(v) },
             "Linger": { c, v throws(ConfigValueError) in c.linger = try number(v, 0...3600, unit: "s") },

@@ -37,6 +37,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var source: SourceSpec = .auto
     /// `Rate=` (Hz): how often sensors are polled.
     public var pollRate = IIOSettings.defaultPollRate
+    /// `Capture=`: auto (buffered where the buffers deliver), buffered, polled.
+    public var capture = CaptureMethod.auto
     /// `AccelMountMatrix=` / `GyroMountMatrix=`: overrides that win over udev and sysfs.
     public var accelMountMatrix: MountMatrix?
     public var gyroMountMatrix: MountMatrix?
@@ -75,6 +77,7 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// The IIO part, as the sensor layer takes it.
     public var iioSettings: IIOSettings {
-        IIOSettings(uri: "local:", pollRate: pollRate, accelMountMatrix: accelMountMatrix, gyroMountMatrix: gyroMountMatrix)
+        IIOSettings(uri: "local:", pollRate: pollRate, accelMountMatrix: accelMountMatrix, gyroMountMatrix: gyroMountMatrix,
+                    capture: capture)
     }
 }

@@ -54,6 +54,9 @@ final class ClientConnection {
     /// Seq of the last frame sent on this connection (0: none yet). It outlives subscriptions, so
     /// re-subscribing never repeats a frame: `seq` only grows on a connection.
     var lastSentSeq: UInt64 = 0
+    /// `Hub.Frame.offsetVersion` of the last frame sent: a subscriber without the heading is not
+    /// sent frames that only the yaw's change brought.
+    var lastSentOffsetVersion: UInt64 = 0
     private(set) var isClosed = false
     /// Since when (monotonic ns) output has been waiting for the client to read; nil when drained.
     private(set) var blockedSince: Int64?
@@ -177,10 +180,15 @@ struct Subscription {
     /// Hz, after the client's cap.
     var rate: Int
     var rotation: DisplayRotation
+    /// The subscribe's `heading`: nil when not named (protocol v1), else what was asked.
+    var heading: Bool? = nil
     /// Earliest monotonic time (ns) the next frame may go out, from the subscribed rate.
     var nextDue: Int64 = 0
 
     var interval: Int64 { 1_000_000_000 / Int64(max(1, rate)) }
+
+    /// The client asked for yaw and vyaw on its frames (and for the frames only the yaw brings).
+    var wantsHeading: Bool { heading == true }
 
     /// When the frame after one sent at `sent` (monotonic ns) falls due.
     ///

@@ -19,6 +19,8 @@ protocol CommandEffects: AnyObject {
     /// The client's subscription ended (`wasSubscribed`: it had one); acknowledged with `reply`.
     func unsubscribed(_ client: ClientConnection, wasSubscribed: Bool, reply: [UInt8])
     func statusReport() -> StatusReport
+    /// Offset frames can carry the heading now: a gyroscope is among the sensors.
+    var headingAvailable: Bool { get }
     func recenter()
     func setReduceMotion(_ on: Bool)
     /// Starts a calibration for the client (CalibrationRun.swift); it replies itself.
@@ -85,7 +87,7 @@ final class CommandRouter {
             return
         }
         switch request.command {
-        case .subscribe(let rate, let rotationDegrees):
+        case .subscribe(let rate, let rotationDegrees, let heading):
             guard settings.access.maySubscribe(client.peer) else {
                 effects.deny(ProtocolError(code: .permissionDenied,
                     message: "subscribing to motion data needs \(AccessPolicy.describe(settings.access.subscribers))", id: id), from: client, "subscribe")
@@ -95,9 +97,12 @@ final class CommandRouter {
             let effective = Self.effectiveRate(requested: rate ?? Self.defaultSubscribeRate, cap: cap)
             let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
             let previous = client.subscription
-            client.subscription = Subscription(rate: effective, rotation: rotation)
+            client.subscription = Subscription(rate: effective, rotation: rotation, heading: heading)
+            // The reply names the heading only for a client that named it: true when asked for and
+            // a gyroscope provides it.
+            let granted = heading.map { $0 && effects.headingAvailable }
             effects.subscribed(client, previous: previous,
-                               reply: ServerMessage.subscribed(rate: effective, rotation: rotation.rawValue, id: id).encode())
+                               reply: ServerMessage.subscribed(rate: effective, rotation: rotation.rawValue, heading: granted, id: id).encode())
         case .unsubscribe:
             let wasSubscribed = client.subscription != nil
             client.subscription = nil

@@ -9,6 +9,7 @@ extension Daemon: ServerEvents {
 
     func clientDisconnected(_ client: ClientConnection) {
         hub.remove(client)
+        updateHeadingFrames()
         if client.subscription != nil { updateDemand() }
     }
 

@@ -10,8 +10,9 @@ extension Daemon: CommandEffects {
     func subscribed(_ client: ClientConnection, previous: Subscription?, reply: [UInt8]) {
         let rotation = client.subscription?.rotation
         hub.add(client)
+        updateHeadingFrames()
         write(reply, to: client)
-        write(stateLine(), to: client)
+        write(stateLine(heading: client.subscription?.wantsHeading == true ? true : nil), to: client)
         supervisor.pump()   // batched samples first: the newcomer gets the current offset
         if let previous, previous.rotation != rotation {
             hub.republishLatest()
@@ -23,8 +24,23 @@ extension Daemon: CommandEffects {
 
     func unsubscribed(_ client: ClientConnection, wasSubscribed: Bool, reply: [UInt8]) {
         hub.remove(client)
+        updateHeadingFrames()
         write(reply, to: client)
         if wasSubscribed { updateDemand() }
+    }
+
+    var headingAvailable: Bool { hub.headingAvailable }
+
+    /// The engine keeps the heading and emits frames for yaw changes only while someone asked for
+    /// it, so that without such a subscriber every frame is one protocol v1 would have sent.
+    func updateHeadingFrames() {
+        let wanted = hub.headingWanted
+        guard wanted != engine.headingWanted else { return }
+        engine.headingWanted = wanted
+        // The frame a newcomer gets at once must carry the heading of now, not 0.
+        if wanted, engine.isPublishing, let t = engine.lastSampleTime {
+            hub.freshen(t: t, offset: engine.current, velocity: engine.velocity, heading: engine.heading)
+        }
     }
 
     func recenter() {
@@ -33,11 +49,14 @@ extension Daemon: CommandEffects {
         supervisor.withdrawRest()
     }
 
-    func stateLine() -> [UInt8] {
-        ServerMessage.state(sensor: supervisor.state, reduceMotion: reduceMotion, calibrated: calibration != nil).encode()
+    /// The state line; with `heading: true` (for a subscriber that asked for the heading) it says
+    /// whether its frames carry yaw now; nil: protocol v1's line.
+    func stateLine(heading: Bool? = nil) -> [UInt8] {
+        ServerMessage.state(sensor: supervisor.state, reduceMotion: reduceMotion, calibrated: calibration != nil,
+                            heading: heading.map { $0 && hub.headingAvailable }).encode()
     }
 
-    func broadcastState() { hub.broadcast(stateLine()) }
+    func broadcastState() { hub.broadcast(stateLine(), headingLine: stateLine(heading: true)) }
 
     /// Sensors are wanted while someone subscribes and motion is not reduced, and while a
     /// calibration runs.

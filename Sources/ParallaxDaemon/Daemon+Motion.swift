@@ -5,7 +5,16 @@ import ParallaxProtocol
 
 /// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
 extension Daemon: SensorEvents, HubOutput {
-    func sensorsOpened() { engine.reset() }
+    func sensorsOpened() {
+        engine.reset()
+        // A different set of sensors may have brought or taken the gyroscope: the heading
+        // subscribers hear it (a state line only they get; the others' lines do not change).
+        let available = supervisor.sensors.contains { $0.kind == .gyroscope }
+        if available != hub.headingAvailable {
+            hub.headingAvailable = available
+            hub.broadcastToHeadingSubscribers(stateLine(heading: true))
+        }
+    }
 
     /// A new subscriber must not get an offset from sensors that have closed as the current one
     /// (its sample may be minutes old, the device moved since): it gets the first frame of the
@@ -36,11 +45,14 @@ extension Daemon: SensorEvents, HubOutput {
         guard !reduceMotion else { return }
         let sample = supervisor.checkFrame(calibration?.corrected(sample) ?? sample)  // Supervisor+Frame.swift
         guard let frame = engine.update(sample) else {
-            if engine.isPublishing { hub.freshen(t: sample.t, offset: engine.current, velocity: engine.velocity) }
+            if engine.isPublishing {
+                hub.freshen(t: sample.t, offset: engine.current, velocity: engine.velocity, heading: engine.heading)
+            }
             return
         }
         frameTimes.record(frame.t)
-        hub.publish(t: frame.t, offset: frame.offset, velocity: frame.velocity, deliver: false)
+        hub.publish(t: frame.t, offset: frame.offset, velocity: frame.velocity, heading: frame.heading,
+                    offsetMoved: frame.offsetMoved, deliver: false)
     }
 
     /// Longest a batch of samples waits when no subscriber is due soon (ns): calibration progress

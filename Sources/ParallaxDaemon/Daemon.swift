@@ -33,8 +33,8 @@ public final class Daemon {
     /// Sensors opened on demand; its events come here (`SensorEvents`, Daemon+Motion.swift).
     private(set) lazy var supervisor = Supervisor(
         loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),
-        source: config.source.description, factory: makeFactory(config), linger: config.linger,
-        rest: RestSettings(config))
+        source: config.source.description, localDevices: config.source.readsLocalDevices,
+        factory: makeFactory(config), linger: config.linger, rest: RestSettings(config))
     let sensorWakeup: SensorWakeup
     /// The bound socket and the spare descriptor taken before it, for `server`.
     private let listener: Listener
@@ -191,7 +191,8 @@ public final class Daemon {
         if opening != SensorOpening(config), supervisor.capture != nil {
             logger.notice("[Sensor] settings changed: reopening the sensors")
         }
-        supervisor.reconfigure(source: new.source.description, factory: makeFactory(new),
+        supervisor.reconfigure(source: new.source.description, localDevices: new.source.readsLocalDevices,
+                               factory: makeFactory(new),
                                reopen: opening != SensorOpening(config), linger: new.linger, rest: RestSettings(new))
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new

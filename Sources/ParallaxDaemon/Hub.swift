@@ -15,21 +15,37 @@ protocol HubOutput: AnyObject {
 ///
 /// Latest-value semantics: the hub keeps only the newest frame. Each subscriber gets it when its
 /// rate allows and its socket has drained; a frame that is overtaken before then is skipped (the
-/// client sees a gap in `seq`), never queued. Each line is encoded once per display rotation.
+/// client sees a gap in `seq`), never queued. Each line is encoded once per display rotation and
+/// heading choice.
+///
+/// Heading (docs/protocol.md "Heading"): subscribers that asked for it get yaw and vyaw on every
+/// frame while `headingAvailable`, and also the frames only the yaw's change brought. Those frames
+/// do not count for the others: a subscriber without the heading is sent a frame only when the
+/// offset moved since the last one it was sent (`offsetVersion`), as if they had not happened.
 final class Hub {
     /// The frame subscribers get: the engine's frame counter, and the newest sample's time, offset
-    /// and velocity (panel axes).
+    /// and velocity (panel axes), the heading, and how many offset moves it carries.
     struct Frame {
         var seq: UInt64
         var t: Int64
         var offset: ViewerOffset
         var velocity: OffsetVelocity
+        var heading: Heading = .zero
+        /// Counts the frames whose offset moved (or that were final); frames only the yaw brought
+        /// keep the previous count.
+        var offsetVersion: UInt64 = 0
     }
 
     private(set) var seq: UInt64 = 0
     private(set) var latest: Frame?
+    private var offsetVersion: UInt64 = 0
     private var subscribers: [Int: ClientConnection] = [:]
-    private var encoded: [Int: [UInt8]] = [:]      // rotation degrees → latest frame's line
+    private var encoded: [Int: [UInt8]] = [:]      // line key (rotation, heading) → latest frame's line
+    /// A gyroscope is among the sensors (the daemon sets it when sensors open): heading
+    /// subscribers' frames carry yaw.
+    var headingAvailable = false {
+        didSet { if headingAvailable != oldValue { encoded.removeAll(keepingCapacity: true) } }
+    }
     private var timer: EventLoop.TimerID?
     private var timerDeadline: Int64 = 0
     private let loop: EventLoop
@@ -49,6 +65,9 @@ final class Hub {
     }
 
     var count: Int { subscribers.count }
+
+    /// Some subscriber asked for the heading: the engine should emit frames for yaw changes.
+    var headingWanted: Bool { subscribers.values.contains { $0.subscription?.wantsHeading == true } }
 
     /// When (monotonic ns) the last frame was published; 0 before any.
     var lastPublishTime: Int64 { lastPublish }
@@ -84,8 +103,10 @@ final class Hub {
 
     /// A new offset from the engine (or the single (0, 0) frame of reduce motion). With
     /// `deliver: false` it only becomes the latest frame; `deliver()` sends it (the loop takes
-    /// samples in batches, and only the batch's newest frame should go out).
-    func publish(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, deliver: Bool = true) {
+    /// samples in batches, and only the batch's newest frame should go out). `offsetMoved: false`:
+    /// only the yaw moved, and only heading subscribers need it.
+    func publish(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, heading: Heading = .zero,
+                 offsetMoved: Bool = true, deliver: Bool = true) {
         let now = plx_monotonic_ns()
         if lastPublish > 0 {
             // A long pause (the device rested) says nothing about the input rate: cap it.
@@ -94,7 +115,8 @@ final class Hub {
         }
         lastPublish = now
         seq += 1
-        latest = Frame(seq: seq, t: t, offset: offset, velocity: velocity)
+        if offsetMoved { offsetVersion += 1 }
+        latest = Frame(seq: seq, t: t, offset: offset, velocity: velocity, heading: heading, offsetVersion: offsetVersion)
         encoded.removeAll(keepingCapacity: true)
         framesPublished += 1
         if deliver { deliverAll() }
@@ -114,7 +136,7 @@ final class Hub {
     /// are due and drained and leaves the rest to later, after the state line that the caller
     /// sends next, which must come after this frame (docs/protocol.md "Ordering guarantees").
     func publishFinal(t: Int64, offset: ViewerOffset) {
-        publish(t: t, offset: offset, deliver: false)
+        publish(t: t, offset: offset, heading: .zero, deliver: false)
         if let timer { loop.cancel(timer); self.timer = nil }
         guard let latest else { return }
         let now = plx_monotonic_ns()
@@ -127,11 +149,12 @@ final class Hub {
     /// takes its values (same seq). Why: the minimum change decides *whether* a frame goes out,
     /// never *which* value; a subscriber that becomes due later gets the newest sample, not the
     /// one that happened to cross the threshold up to a frame period earlier.
-    func freshen(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity) {
+    func freshen(t: Int64, offset: ViewerOffset, velocity: OffsetVelocity, heading: Heading = .zero) {
         guard var frame = latest, t >= frame.t else { return }
         frame.t = t
         frame.offset = offset
         frame.velocity = velocity
+        frame.heading = heading
         latest = frame
         encoded.removeAll(keepingCapacity: true)
     }
@@ -140,7 +163,7 @@ final class Hub {
     /// rotation needs the current offset in its new axes, and seq must still only grow.
     func republishLatest() {
         guard let latest else { return }
-        publish(t: latest.t, offset: latest.offset, velocity: latest.velocity)
+        publish(t: latest.t, offset: latest.offset, velocity: latest.velocity, heading: latest.heading)
     }
 
     /// Sends the latest frame to every subscriber that is due for it.
@@ -156,9 +179,26 @@ final class Hub {
         send(latest, to: client, now: plx_monotonic_ns())
     }
 
-    /// A line for every subscriber (state changes).
-    func broadcast(_ line: [UInt8]) {
-        for client in subscribers.values { output.transmit(line, to: client) }
+    /// A line for every subscriber (state changes); `headingLine`, when given, to those that
+    /// asked for the heading instead.
+    func broadcast(_ line: [UInt8], headingLine: [UInt8]? = nil) {
+        for client in subscribers.values {
+            let wantsHeading = client.subscription?.wantsHeading == true
+            output.transmit(wantsHeading ? headingLine ?? line : line, to: client)
+        }
+    }
+
+    /// A line for the subscribers that asked for the heading only (a change only they can see).
+    func broadcastToHeadingSubscribers(_ line: [UInt8]) {
+        for client in subscribers.values where client.subscription?.wantsHeading == true {
+            output.transmit(line, to: client)
+        }
+    }
+
+    /// Whether `frame` is news for `client`: a newer seq, and for a subscriber without the heading
+    /// an offset that moved since what it was sent.
+    private func isNew(_ frame: Frame, for client: ClientConnection, _ sub: Subscription) -> Bool {
+        client.lastSentSeq < frame.seq && (sub.wantsHeading || client.lastSentOffsetVersion < frame.offsetVersion)
     }
 
     /// The client's socket drained: it may take the frame it missed.
@@ -183,7 +223,7 @@ final class Hub {
     /// one already waiting (up to a sample period old). The timer is only the fallback for when
     /// input stops (the device came to rest), so the final position still arrives.
     private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
-        guard let latest, let sub = client.subscription, client.lastSentSeq < latest.seq else { return nil }
+        guard let latest, let sub = client.subscription, isNew(latest, for: client, sub) else { return nil }
         guard client.isDrained else { return nil }     // retried from clientDrained
         if now < sub.nextDue {
             let wait = min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
@@ -195,17 +235,21 @@ final class Hub {
 
     private func send(_ frame: Frame, to client: ClientConnection, now: Int64) {
         guard var sub = client.subscription else { return }
-        let key = sub.rotation.rawValue
+        // Yaw is about the world's vertical: the same for every display rotation.
+        let withHeading = sub.wantsHeading && headingAvailable
+        let key = sub.rotation.rawValue * 2 + (withHeading ? 1 : 0)
         let line: [UInt8]
         if let cached = encoded[key] {
             line = cached
         } else {
             let o = frame.offset.rotated(by: sub.rotation)
             let v = frame.velocity.rotated(by: sub.rotation)
-            line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y, vx: v.x, vy: v.y).encode()
+            let heading = withHeading ? OffsetHeading(yaw: frame.heading.yaw, vyaw: frame.heading.rate) : nil
+            line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y, vx: v.x, vy: v.y, heading: heading).encode()
             encoded[key] = line
         }
         client.lastSentSeq = frame.seq
+        client.lastSentOffsetVersion = frame.offsetVersion
         sub.nextDue = sub.dueAfter(sendingAt: now)
         client.subscription = sub
         output.transmit(line, to: client)

@@ -22,18 +22,20 @@ final class Supervisor {
     /// False until the first open attempt has had an outcome (`SensorEvents.sensorsFirstOutcome`).
     private var hadOutcome = false
 
-    private let loop: EventLoop
+    let loop: EventLoop
     unowned let events: any SensorEvents
     let logger: Logger
     private var factory: @Sendable () throws(SensorError) -> any SensorDriver
     private var sourceName: String
+    /// The source is this machine's IIO devices: their arrival can be awaited (Supervisor+Arrivals.swift).
+    private(set) var localDevices: Bool
     private var linger: Int64
     private let wakeup: SensorWakeup
     private(set) var capture: SensorCapture?
-    private var demanded = false
+    private(set) var demanded = false
     private var lingerTimer: EventLoop.TimerID?
-    private var retryTimer: EventLoop.TimerID?
-    private var retryDelay = Supervisor.firstRetryDelay
+    var retryTimer: EventLoop.TimerID?
+    var retryDelay = Supervisor.firstRetryDelay
     private var lastFailure: String?
     /// The loop's own timer for taking queued samples at a forecast arrival, and the need it serves.
     private var takeTimer: EventLoop.TimerID?
@@ -56,13 +58,16 @@ final class Supervisor {
     /// kept while the same sensors reopen, so evidence is not lost between subscribers.
     var frameCheck = FrameCheck(hasGyroscope: false)
 
+    /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
+    var arrivals: ArrivalWatch?
+
     /// - Parameters:
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
     ///   - factory: opens the source's driver (on the capture thread).
     ///   - linger: seconds the sensors stay open after demand ends.
     ///   - rest: whether and how the sensors slow down while the device lies still.
     init(loop: EventLoop, wakeup: SensorWakeup, events: any SensorEvents, logger: Logger, source: String,
-         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
+         localDevices: Bool = false, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
          rest: RestSettings = RestSettings()) {
         self.restSettings = rest
         self.loop = loop
@@ -71,6 +76,7 @@ final class Supervisor {
         self.logger = logger
         self.factory = factory
         self.sourceName = source
+        self.localDevices = localDevices
         self.linger = Int64(linger * 1e9)
     }
 
@@ -79,7 +85,7 @@ final class Supervisor {
     /// Takes a reloaded config's sensor settings: linger and rest at once; `factory` (the source
     /// and everything it is opened with) from the next open, and now when `reopen` says it
     /// differs from the current one: open sensors close and, if still wanted, open again.
-    func reconfigure(source name: String, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
+    func reconfigure(source name: String, localDevices: Bool, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
                      reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
         if rest != restSettings {
@@ -87,7 +93,9 @@ final class Supervisor {
             withdrawRest()
         }
         sourceName = name
+        self.localDevices = localDevices
         self.factory = factory
+        defer { updateArrivalWatch() }
         guard reopen else { return }
         // A failure of the old settings says nothing about the new: retry them at once.
         retryDelay = Self.firstRetryDelay
@@ -100,6 +108,7 @@ final class Supervisor {
     func setDemand(_ wanted: Bool) {
         guard wanted != demanded else { return }
         demanded = wanted
+        defer { updateArrivalWatch() }
         if wanted {
             if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
             if capture == nil && retryTimer == nil { open() }
@@ -122,9 +131,10 @@ final class Supervisor {
         if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         closeCapture(wait: wait)
+        updateArrivalWatch()
     }
 
-    private func open() {
+    func open() {
         logger.debug("opening sensors (\(sourceName))")
         let wakeup = self.wakeup
         let capture = SensorCapture(open: factory, wake: { wakeup.signal() })
@@ -136,7 +146,7 @@ final class Supervisor {
         self.capture = capture
     }
 
-    private func closeCapture(wait: Bool = false) {
+    func closeCapture(wait: Bool = false) {
         guard let capture else { return }
         self.capture = nil
         cancelTake()
@@ -231,6 +241,7 @@ final class Supervisor {
                 lastFailure = nil
                 self.events.sensorsOpened()
                 setState(.ok)
+                updateArrivalWatch()
             case .sample(let sample):
                 sampleTimes.record(sample.t)
                 // The same raw samples, in the same order, as the capture thread's rest gate sees.
@@ -272,6 +283,7 @@ final class Supervisor {
             self.retryTimer = nil
             if self.demanded && self.capture == nil { self.open() }
         }
+        updateArrivalWatch()
     }
 
     private func setState(_ new: SensorState) {

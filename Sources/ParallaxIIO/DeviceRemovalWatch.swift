@@ -1,6 +1,3 @@
-import CLinux
-import Glibc
-
 /// Tells the capture that one of its IIO devices was removed (a sensor hub unplugged, its driver
 /// unbound), through the kernel's uevents.
 ///
@@ -11,40 +8,28 @@ import Glibc
 /// in the capture's wait set: a removal wakes it at once, nothing else costs a wake-up at rest
 /// (uevents are rare; one for another device costs one look).
 final class DeviceRemovalWatch {
-    /// The socket; readable when uevents are queued.
-    let descriptor: Int32
-    /// "/iio:device0", … : the devpath endings of the watched devices.
-    private let endings: [String]
+    private let socket: UeventSocket
+    private let deviceIDs: Set<String>
 
-    /// nil when the kernel's uevents cannot be received (no netlink socket allowed, e.g. a
-    /// sandbox without AF_NETLINK): the capture then learns of a removal only from a failed read.
+    /// The socket; readable when uevents are queued.
+    var descriptor: Int32 { socket.descriptor }
+
+    /// nil when the kernel's uevents cannot be received: the capture then learns of a removal
+    /// only from a failed read.
     init?(deviceIDs: [String]) {
-        let fd = plx_uevent_socket()
-        guard fd >= 0 else { return nil }
-        descriptor = fd
-        endings = deviceIDs.map { "/" + $0 }
+        guard let socket = UeventSocket(.kernel) else { return nil }
+        self.socket = socket
+        self.deviceIDs = Set(deviceIDs)
     }
 
-    deinit { Glibc.close(descriptor) }
-
     /// Reads every queued uevent; returns the watched device that was removed, if one was.
-    /// A lost uevent (queue overflow) is answered with the first device: the caller reopens, and a
-    /// device still there opens again at once.
+    /// Lost uevents (queue overflow) are answered with the first device: the caller reopens, and
+    /// a device still there opens again at once.
     func removedDevice() -> String? {
-        var header = [CChar](repeating: 0, count: 512)
-        var removed: String?
-        while true {
-            let rc = plx_uevent_next(descriptor, &header, header.count)
-            if rc <= 0 { return removed }
-            if rc == 2 {
-                removed = removed ?? endings.first.map { String($0.dropFirst()) + " (uevents lost)" }
-                continue
-            }
-            let text = header.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            guard text.hasPrefix("remove@") else { continue }
-            if let ending = endings.first(where: { text.hasSuffix($0) }) {
-                removed = removed ?? String(ending.dropFirst())
-            }
+        let (events, lost) = socket.receive()
+        if let gone = events.first(where: { $0.action == "remove" && $0.deviceID.map(deviceIDs.contains) == true }) {
+            return gone.deviceID
         }
+        return lost ? deviceIDs.sorted().first.map { $0 + " (uevents lost)" } : nil
     }
 }

@@ -19,6 +19,8 @@ final class DeviceStream {
     let layout: ScanLayout
     private let accel: TriAxis?
     private let gyro: TriAxis?
+    /// The device measures rotation (a gyroscope's stream is brought back first after a rest).
+    var hasGyroscope: Bool { gyro != nil }
     /// Expected time between scans (ns): the rate the device runs at now.
     var period: Int64
     var times: ScanTimes
@@ -27,6 +29,8 @@ final class DeviceStream {
     let activeRate: Double
     let samplingRate: SamplingRate?
     let activeRates: [Double?]
+    /// Time between scans at `activeRate` (ns).
+    var fullRatePeriod: Int64 { Int64(1e9 / max(activeRate, 1)) }
     /// The hub's change sensitivity (HID sensor hubs only).
     let sensitivity: HubSensitivity?
     /// How the device runs at rest, nil while it runs at its full rate (IIOBufferedDriver+Rest.swift).

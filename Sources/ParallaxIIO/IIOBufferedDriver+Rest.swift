@@ -45,7 +45,10 @@ extension IIOBufferedDriver: RestingSource {
         motionReported = false
         try keepQueuedScans()
         let now = MonotonicClock.now()
-        for (lane, stream) in streams.enumerated() {
+        // The gyroscope first: its reports carry the motion (a steady turn changes no reading of
+        // a gyroscope still at its rest sensitivity, so it would stay silent), and each write to a
+        // hub waits for a feature report.
+        for (lane, stream) in streams.enumerated().sorted(by: { $0.element.hasGyroscope && !$1.element.hasGyroscope }) {
             let atHub = stream.rest?.atHub == true
             _ = stream.reconfigure(rates: stream.activeRates, scanRate: stream.activeRate,
                                    watermark: stream.wakesPerScan ? 1 : nil, restSensitivity: atHub ? false : nil)
@@ -66,13 +69,41 @@ extension IIOBufferedDriver: RestingSource {
     /// Never counts a silence as a stall: at rest a hub reports nothing until the device moves.
     /// A report of a hub at rest that changed since the rest began is motion (`reportedMotion`).
     public func takeResting() throws(SensorError) -> Sample? {
+        if !heldBeforeMotion.isEmpty { return heldBeforeMotion.removeFirst() }
         var taken = takeReadyFromLane()
         if taken == nil, try refillAll(waited: false) > 0 { taken = takeReadyFromLane() }
         guard let (sample, lane) = taken else { return nil }
         if let rest = streams[lane].rest, rest.atHub, HubRest.isMotion(sample, since: rest.reference) {
+            if !motionReported, let held = heldStill(before: sample) {
+                motionReported = true
+                heldBeforeMotion = [sample]
+                return held
+            }
             motionReported = true
         }
         return sample
+    }
+
+    /// What a hub's silence meant, as a sample one full-rate period before the report that
+    /// ended it: every sensor resting at the hub still read what it last reported.
+    ///
+    /// Why: a hub at rest says nothing while no value changes beyond its sensitivity, for
+    /// seconds. To the fusion that silence would be a gap of unknown motion (longer than
+    /// `MotionSettings.maxGap`): the first gyroscope report after it would not be integrated,
+    /// and the first accelerometer report would snap the attitude to gravity — the first frame
+    /// of a motion would wait for the reports after those (100–350 ms in the lab). The silence
+    /// is known stillness instead: within the sensitivity, which is within Stillness's tolerance.
+    func heldStill(before report: Sample) -> Sample? {
+        var held = Sample(t: report.t)
+        for stream in streams {
+            guard let rest = stream.rest, rest.atHub, let reference = rest.reference else { continue }
+            held.t = min(held.t, report.t - stream.fullRatePeriod)
+            held.accel = held.accel ?? reference.accel
+            held.gyro = held.gyro ?? reference.gyro
+        }
+        let newest = streams.compactMap { $0.rest?.reference?.t }.max() ?? .max
+        guard held.t < report.t, held.t > newest, held.accel != nil || held.gyro != nil else { return nil }
+        return held
     }
 
     public var reportedMotion: Bool { motionReported }
@@ -94,8 +125,10 @@ struct StreamRest: Sendable, Equatable {
     /// The device's last sample before the rest: what a hub's report is compared with.
     var reference: Sample?
 
-    /// A HID hub (`atHub`): every rate attribute to the request's rate (a report interval
-    /// takes any value) and one scan per wake-up, the hub silent in between. Any other device:
+    /// A HID hub (`atHub`): its report interval is left as it is (only its change sensitivity
+    /// is raised: it is silent while still, and reports the first change beyond it within one
+    /// full-rate interval; docs/decisions.md "A hub at rest keeps its report interval"), one
+    /// scan per wake-up. Any other device:
     /// each rate attribute (one per device, or one per sensor type) to its slowest offered rate
     /// at or above the request; the buffer scans at the fastest of them, with as many scans per
     /// wake-up as the pace and onset budget allow (RestPace.choose).
@@ -103,7 +136,7 @@ struct StreamRest: Sendable, Equatable {
                        request: RestRequest, wakesThroughDescriptor: Bool) -> StreamRest {
         if atHub {
             let rest = HubRest.restRate(request: request, active: activeRate)
-            let rates: [Double?] = activeRates.map { now in (now ?? activeRate) > rest ? rest : nil }
+            let rates: [Double?] = activeRates.map { _ in nil }
             return StreamRest(rates: rates, pace: RestPace(rate: rest, samplesPerWake: 1, wakesThroughDescriptor: wakesThroughDescriptor),
                               atHub: true, reference: nil)
         }
@@ -138,6 +171,15 @@ extension DeviceStream {
     /// sensitivity is logged: the hub then reports at the slow rate, which still works).
     func reconfigure(rates: [Double?], scanRate: Double, watermark: Int?, restSensitivity: Bool?) -> Bool {
         func write(_ attr: String, _ value: String) -> Bool { iio_device_buffer_attr_write(device.pointer, attr, value) >= 0 }
+        // Only the sensitivity of a hub, whose watermark stays 1: the HID drivers take it while
+        // the buffer runs. Disabling the buffer would power the sensor down and up again, a
+        // round of feature reports each way (the first frame of a motion would wait for them).
+        if sensitivity != nil, !rates.contains(where: { $0 != nil }), watermark == nil || (watermark == 1 && wakesPerScan) {
+            if let restSensitivity, let sensitivity, !sensitivity.set(rest: restSensitivity) {
+                logger.warning("\(device.id) (\(device.name)): cannot set its hysteresis")
+            }
+            return true
+        }
         guard write("enable", "0") else { return false }
         var ok = true
         if let restSensitivity, let sensitivity, !sensitivity.set(rest: restSensitivity) {

@@ -45,6 +45,9 @@ public final class IIOBufferedDriver: SensorDriver {
     /// whether a hub reported a change since.
     var restPace: RestPace?
     var motionReported = false
+    /// The still samples a hub's silence stood for, then the report that ended it, handed out
+    /// in that order (IIOBufferedDriver+Rest.swift `takeResting`).
+    var heldBeforeMotion: [Sample] = []
     let logger: Logger
     /// Time of the sample `nextSample` / `takeQueued` last returned.
     private var lastReturned: Int64 = 0

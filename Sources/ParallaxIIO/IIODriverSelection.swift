@@ -11,11 +11,18 @@ public enum IIODriverSelection {
     /// Opens the IIO sensors of `settings.uri`; called on the capture thread (may block up to
     /// `firstDataTimeout` while probing the buffer).
     public static func open(settings: IIOSettings, logger: Logger) throws(SensorError) -> any SensorDriver {
+        if settings.capture == .polled {
+            logger.debug("capture: polled (Capture=polled)")
+            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: Capture=polled")
+        }
         switch IIOBufferedDriver.open(settings: settings, firstDataTimeout: firstDataTimeout, logger: logger) {
         case .success(let driver):
             logger.notice("capture: buffered (\(driver.sensors.map { "\($0.kind.rawValue) \($0.location)" }.joined(separator: ", ")))")
             return driver
         case .failure(let why):
+            if settings.capture == .buffered {
+                throw SensorError(why.nothingToCapture ? .noSensors : .lost, "capture: \(why.reason) (Capture=buffered: not polling instead)")
+            }
             if why.nothingToCapture {
                 logger.debug("buffered capture: \(why.reason)")
                 return try IIOPolledDriver(settings: settings, logger: logger)

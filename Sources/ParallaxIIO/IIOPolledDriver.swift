@@ -17,11 +17,13 @@ public struct IIOSettings: Sendable, Equatable {
     public var accelMountMatrix: MountMatrix?
     public var gyroMountMatrix: MountMatrix?
     public var failureLimit: Int
+    public var capture: CaptureMethod
 
     public init(uri: String = "local:", pollRate: Double = IIOSettings.defaultPollRate,
                 accelMountMatrix: MountMatrix? = nil, gyroMountMatrix: MountMatrix? = nil,
-                failureLimit: Int = IIOSettings.defaultFailureLimit) {
+                failureLimit: Int = IIOSettings.defaultFailureLimit, capture: CaptureMethod = .auto) {
         self.uri = uri
+        self.capture = capture
         self.pollRate = pollRate
         self.accelMountMatrix = accelMountMatrix
         self.gyroMountMatrix = gyroMountMatrix

@@ -18,7 +18,7 @@ extension SensorCapture {
     /// block: a non-blocking kernel buffer read, a replay's due samples.
     public func takeQueuedEvents() -> (events: [Event], dropped: Int, newestArrival: Int64)? {
         let taken = slot.withLockIfAvailable { s -> (events: [Event], dropped: Int, newestArrival: Int64)? in
-            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
+            guard let source = s.forLoop else { return nil }
             var (events, dropped) = events()
             var newest: Int64 = 0
             do throws(SensorError) {
@@ -28,7 +28,7 @@ extension SensorCapture {
                 }
             } catch {
                 // The capture thread reports it (and ends), as if it had met it itself.
-                s.failure = error
+                s = .failed(error)
                 signalCaptureThread()
             }
             return (events, dropped, newest)
@@ -39,7 +39,7 @@ extension SensorCapture {
     /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
     public func expectedArrival(ofSampleAt time: Int64) -> Int64? {
         let forecast = slot.withLockIfAvailable { s -> Int64? in
-            guard let source = s.source, s.failure == nil, !s.resting else { return nil }
+            guard let source = s.forLoop else { return nil }
             return source.expectedArrival(ofSampleAt: time)
         }
         return forecast ?? nil

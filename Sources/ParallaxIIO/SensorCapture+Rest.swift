@@ -60,9 +60,9 @@ extension SensorCapture {
         var gate = order.gate
         let pace: RestPace
         do throws(SensorError) {
-            // Under the slot's lock with `resting` set: from here the loop takes nothing itself.
+            // Under the slot's lock, taken from the loop: from here it takes nothing itself.
             pace = try slot.withLock { s throws(SensorError) -> RestPace in
-                s.resting = true
+                s.setResting(true)
                 return try source.enterRest(order.request)
             }
         } catch {
@@ -96,6 +96,10 @@ extension SensorCapture {
             lastLook = now
             plan.refresh(self)
             if moved || plan.rest == nil || stopping.load(ordering: .acquiring) {
+                // The sample that moved goes to the loop before the source is brought back to its
+                // full rate: that takes a HID hub one synchronous feature report per attribute
+                // (tens of ms each), and the first frame of a motion must not wait for it.
+                if moved { nudgeLoop() }
                 let outcome = leaveRest(source, failure: nil)
                 post(.awake(moved: moved, order: serial))
                 if moved {
@@ -135,7 +139,7 @@ extension SensorCapture {
     /// Back to the full rate (the slot's `resting` cleared), reporting `failure` if there was one.
     private func leaveRest(_ source: any RestingSource, failure: SensorError?) -> Outcome {
         let left = slot.withLock { s -> SensorError? in
-            defer { s.resting = false }
+            defer { s.setResting(false) }
             guard failure == nil else { return nil }
             do throws(SensorError) { try source.leaveRest() } catch { return error }
             return nil

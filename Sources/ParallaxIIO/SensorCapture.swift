@@ -47,7 +47,7 @@ public final class SensorCapture: Sendable {
     let shared = Mutex(Shared())
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
-    let slot = Mutex(QueuedSlot())
+    let slot = Mutex(QueuedSlot.empty)
     let hasQueuedSource = Atomic<Bool>(false)
     let hasRestingSource = Atomic<Bool>(false)
     let stopping = Atomic<Bool>(false)
@@ -133,15 +133,33 @@ public final class SensorCapture: Sendable {
         }
     }
 
-    struct QueuedSlot: @unchecked Sendable {
-        // Unchecked: the driver is only touched under the slot's lock (by one thread at a time).
-        var source: (any QueuedSampleSource)?
-        /// A failure the loop met while taking; the capture thread reports it and ends.
-        var failure: SensorError?
-        /// The source is at rest: only the capture thread takes from it, through the rest gate.
-        var resting = false
-    }
+    /// Who may read the opened source, decided under the slot's lock: one state, so that the loop
+    /// can never take from a source at rest, or from one that has failed. Unchecked Sendable: the
+    /// source inside is only touched under the slot's lock, by one thread at a time.
+    enum QueuedSlot: @unchecked Sendable {
+        /// Nothing the loop may take from: not open yet, not a `QueuedSampleSource`, or closing.
+        case empty
+        /// The loop may take what the source queued (`takeQueuedEvents`), the capture thread reads too.
+        case shared(any QueuedSampleSource)
+        /// At rest: only the capture thread takes from the source, through the rest gate.
+        case capturing(any QueuedSampleSource)
+        /// The loop met this failure while taking: the capture thread reports it and ends.
+        case failed(SensorError)
 
+        /// The source the loop may take from now.
+        var forLoop: (any QueuedSampleSource)? { if case .shared(let source) = self { source } else { nil } }
+
+        var failure: SensorError? { if case .failed(let error) = self { error } else { nil } }
+
+        /// At rest (true) or back (false): the loop's access ends or returns; a failure stays.
+        mutating func setResting(_ resting: Bool) {
+            switch (self, resting) {
+            case (.shared(let source), true): self = .capturing(source)
+            case (.capturing(let source), false): self = .shared(source)
+            default: break
+            }
+        }
+    }
 
     func post(_ event: Event, wakingLoop: Bool = true) {
         let mustWake = shared.withLock { s -> Bool in
@@ -180,14 +198,14 @@ public final class SensorCapture: Sendable {
         let queued = driver as? any QueuedSampleSource
         // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
         // the slot is emptied before the driver closes (defers run last first).
-        slot.withLock { $0.source = queued }
+        slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }
         hasQueuedSource.store(queued != nil, ordering: .releasing)
         let resting = driver as? any RestingSource
         hasRestingSource.store(resting != nil, ordering: .releasing)
         defer {
             hasQueuedSource.store(false, ordering: .releasing)
             hasRestingSource.store(false, ordering: .releasing)
-            slot.withLock { $0.source = nil; $0.resting = false }
+            slot.withLock { $0 = .empty }
         }
         post(.opened(driver.sensors))
         var plan = Plan()

@@ -25,6 +25,15 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// This machine's own IIO devices, whose arrival the kernel and udev announce.
+    public var readsLocalDevices: Bool {
+        switch self {
+        case .auto: true
+        case .iio(let uri): uri == "local:"
+        case .replay: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .auto: "auto"

@@ -18,6 +18,9 @@ public struct MotionEngine: Sendable {
     private var attitudeOffset = AttitudeOffset()
     private var rateOffset = RateIntegrator()
     private var lastEmitted: ViewerOffset?
+    private var lastEmittedYaw = 0.0
+    /// Rate mode's reference for the heading (attitude mode uses the offset's reference).
+    private var headingReference: Quaternion?
     private var lastAccelTime: Int64?
     private var lastGyroTime: Int64?
 
@@ -26,6 +29,20 @@ public struct MotionEngine: Sendable {
     /// Rate of change of `current` at the latest sample (offset units per second): from the fused
     /// rotation rate, 0 while the device is still, without a gyroscope, and right after re-centring.
     public private(set) var velocity: OffsetVelocity = .zero
+    /// Yaw about the world's vertical against the reference pose, and its rate (Heading.swift),
+    /// kept while `headingWanted`. Attitude mode: the offset's reference, re-centred with it; rate
+    /// mode: a reference of its own from when the heading was first wanted (or `recenter()`),
+    /// re-centred by the same law when `recenter` is on. 0 before the first frame.
+    public private(set) var heading: Heading = .zero
+    /// Keep the heading, and emit a frame also when only the yaw moved (by
+    /// `Heading.minimumChange`). Off unless someone wants the heading: then the engine costs and
+    /// emits exactly what it did before the heading existed.
+    public var headingWanted = false {
+        didSet {
+            guard headingWanted != oldValue else { return }
+            if headingWanted { refreshHeading() } else { heading = .zero; headingReference = nil }
+        }
+    }
     /// Count of frames emitted. Kept across `reset()` so subscribers never see it go backwards.
     public private(set) var seq: UInt64 = 0
     /// True once a frame has been emitted since start or `reset()`: `current` is then an offset
@@ -101,11 +118,15 @@ public struct MotionEngine: Sendable {
                 attitudeOffset.start(at: filter.attitude)
                 current = .zero
                 velocity = .zero
-                return emit(t: t)
+                heading = .zero
+                return emit(t: t, offsetMoved: true)
             }
             current = attitudeOffset.update(
                 attitude: filter.attitude, previous: previous, dt: step, gap: gap, settings: _settings)
             velocity = attitudeVelocity()
+            if headingWanted, let reference = attitudeOffset.reference {
+                heading = Heading.of(reference: reference, current: filter.attitude, rate: filter.rotationRate)
+            }
 
         case .rate:
             // Why: rate mode starts with the first usable reading of either sensor.
@@ -122,6 +143,7 @@ public struct MotionEngine: Sendable {
                     gyro: $0, offset: current, threshold: _settings.rateThreshold,
                     gain: _settings.rateGain * _settings.sensitivity, returnRate: _settings.rateReturn)
             } ?? .zero
+            if headingWanted { heading = rateModeHeading(dt: step) }
         }
         return emitIfMoved(t: t)
     }
@@ -129,21 +151,27 @@ public struct MotionEngine: Sendable {
     /// Makes the current pose the resting pose: attitude mode reference := current attitude;
     /// rate mode integrated offset := 0. The offset becomes (0, 0).
     public mutating func recenter() {
-        if filter.isInitialized { attitudeOffset.start(at: filter.attitude) }
+        if filter.isInitialized {
+            attitudeOffset.start(at: filter.attitude)
+            headingReference = filter.attitude
+        }
         rateOffset.recenter()
         current = .zero
         velocity = .zero
+        heading = .zero
     }
 
     /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings, `seq` and
     /// the learned gyroscope bias stay.
     public mutating func reset() {
         let keptSeq = seq
+        let keptHeadingWanted = headingWanted
         var keptFilter = filter
         keptFilter.reset()
         self = MotionEngine(settings: _settings)
         filter = keptFilter
         seq = keptSeq
+        headingWanted = keptHeadingWanted
     }
 
     /// Attitude mode's velocity; what the directional lock holds back of an axis does not move it.
@@ -159,20 +187,57 @@ public struct MotionEngine: Sendable {
         return v
     }
 
-    private mutating func emitIfMoved(t: Int64) -> MotionFrame? {
-        if let last = lastEmitted {
-            let m = _settings.minimumChange
-            // Why: a return to exactly (0, 0) (re-centring done) is always worth telling.
-            let backToCentre = current == .zero && last != .zero
-            guard abs(current.x - last.x) >= m || abs(current.y - last.y) >= m || backToCentre else { return nil }
+    /// The heading of the current attitude, at once (the heading was just wanted: a subscriber
+    /// must not get yaw 0 for a device that lies still until its next sample).
+    private mutating func refreshHeading() {
+        switch _settings.mode {
+        case .attitude:
+            if let reference = attitudeOffset.reference {
+                heading = Heading.of(reference: reference, current: filter.attitude, rate: filter.rotationRate)
+            }
+        case .rate:
+            heading = rateModeHeading(dt: 0)
         }
-        return emit(t: t)
     }
 
-    private mutating func emit(t: Int64) -> MotionFrame {
+    /// Rate mode's heading: from the attitude against a reference of its own (the first
+    /// attitude), re-centred like attitude mode's when `recenter` is on; 0 before the attitude.
+    private mutating func rateModeHeading(dt: Double) -> Heading {
+        guard filter.isInitialized else { return .zero }
+        guard var reference = headingReference else {
+            headingReference = filter.attitude
+            return .zero
+        }
+        if _settings.recenter {
+            reference = Recentering.step(reference: reference, toward: filter.attitude, dt: dt)
+            headingReference = reference
+        }
+        return Heading.of(reference: reference, current: filter.attitude, rate: filter.rotationRate)
+    }
+
+    private mutating func emitIfMoved(t: Int64) -> MotionFrame? {
+        guard let last = lastEmitted else { return emit(t: t, offsetMoved: true) }
+        let m = _settings.minimumChange
+        // Why: a return to exactly (0, 0) (re-centring done) is always worth telling.
+        let backToCentre = current == .zero && last != .zero
+        let offsetMoved = abs(current.x - last.x) >= m || abs(current.y - last.y) >= m || backToCentre
+        var yawMoved = false
+        if headingWanted {
+            let turned = abs(Heading.wrapped(heading.yaw - lastEmittedYaw))
+            yawMoved = turned >= Heading.minimumChange || heading.yaw == 0 && lastEmittedYaw != 0
+        }
+        guard offsetMoved || yawMoved else { return nil }
+        return emit(t: t, offsetMoved: offsetMoved)
+    }
+
+    /// `offsetMoved`: x or y moved enough for a frame (false: only the yaw did, and clients
+    /// without the heading need not hear of it).
+    private mutating func emit(t: Int64, offsetMoved: Bool) -> MotionFrame {
         seq &+= 1
-        lastEmitted = current
-        return MotionFrame(seq: seq, t: t, offset: current, velocity: velocity, attitude: filter.attitude)
+        if offsetMoved { lastEmitted = current }
+        lastEmittedYaw = heading.yaw
+        return MotionFrame(seq: seq, t: t, offset: current, velocity: velocity, attitude: filter.attitude,
+                           heading: heading, offsetMoved: offsetMoved)
     }
 
     /// Seconds from `last` to `t`; 0 for the first reading, for repeated or backwards times and

@@ -11,12 +11,20 @@ public struct MotionFrame: Sendable, Equatable {
     public var velocity: OffsetVelocity
     /// Device→earth attitude (earth Z up) at this frame.
     public var attitude: Quaternion
+    /// Yaw and its rate at `t` (not turned with any display rotation).
+    public var heading: Heading
+    /// The offset moved by the minimum change (or this is the first frame): false for a frame
+    /// that only the yaw's change brought (`MotionEngine.headingWanted`).
+    public var offsetMoved: Bool
 
-    public init(seq: UInt64, t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, attitude: Quaternion) {
+    public init(seq: UInt64, t: Int64, offset: ViewerOffset, velocity: OffsetVelocity = .zero, attitude: Quaternion,
+                heading: Heading = .zero, offsetMoved: Bool = true) {
         self.seq = seq
         self.t = t
         self.offset = offset
         self.velocity = velocity
         self.attitude = attitude
+        self.heading = heading
+        self.offsetMoved = offsetMoved
     }
 }

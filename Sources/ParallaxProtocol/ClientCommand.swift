@@ -3,8 +3,9 @@
 /// A validated client command.
 public enum ClientCommand: Sendable, Equatable {
     /// Start receiving offsets. `rate` in Hz (nil: the server's maximum for this client);
-    /// `rotation` in degrees clockwise, one of 0, 90, 180, 270 (nil: 0).
-    case subscribe(rate: Double?, rotation: Int?)
+    /// `rotation` in degrees clockwise, one of 0, 90, 180, 270 (nil: 0); `heading` asks for yaw
+    /// and vyaw on every offset frame (nil: not asked, the reply says nothing about it either).
+    case subscribe(rate: Double?, rotation: Int?, heading: Bool? = nil)
     case unsubscribe
     case status
     /// Make the current pose the reference (privileged).

@@ -75,7 +75,14 @@ public struct ClientRequest: Sendable, Equatable {
                 }
                 rotation = degrees
             }
-            return .success(.subscribe(rate: rate, rotation: rotation))
+            var heading: Bool?
+            if let value = fields["heading"] {
+                guard let flag = value.boolValue else {
+                    return .failure(ProtocolError(.badRequest, "heading must be true or false"))
+                }
+                heading = flag
+            }
+            return .success(.subscribe(rate: rate, rotation: rotation, heading: heading))
         case "unsubscribe":
             return .success(.unsubscribe)
         case "status":
@@ -115,7 +122,7 @@ public struct ClientRequest: Sendable, Equatable {
         writer.key("cmd")
         writer.string(command.name)
         switch command {
-        case .subscribe(let rate, let rotation):
+        case .subscribe(let rate, let rotation, let heading):
             if let rate {
                 writer.key("rate")
                 writer.number(rate)
@@ -123,6 +130,10 @@ public struct ClientRequest: Sendable, Equatable {
             if let rotation {
                 writer.key("rotation")
                 writer.int(rotation)
+            }
+            if let heading {
+                writer.key("heading")
+                writer.bool(heading)
             }
         case .setReduceMotion(let flag):
             writer.key("reduce_motion")

@@ -4,10 +4,11 @@
 
 extension ServerMessage {
     /// Capacity that fits any offset line (20-digit seq and t, signed 4-decimal x and y, vx and vy
-    /// of at most 4 integer digits: < 140 bytes).
-    public static let offsetLineCapacity = 160
+    /// of at most 4 integer digits: < 140 bytes; yaw and vyaw add < 40).
+    public static let offsetLineCapacity = 192
 
-    /// Appends `{"type":"offset","seq":…,"t":…,"x":…,"y":…,"vx":…,"vy":…}` and "\n" to `bytes`.
+    /// Appends `{"type":"offset","seq":…,"t":…,"x":…,"y":…,"vx":…,"vy":…}` and "\n" to `bytes`;
+    /// with a heading, `"yaw":…,"vyaw":…` before the closing brace.
     /// - Parameters:
     ///   - seq: the engine's frame counter.
     ///   - t: CLOCK_MONOTONIC of the newest sample behind the frame (ns).
@@ -16,9 +17,12 @@ extension ServerMessage {
     ///   - vx: rate of change of x at `t` (offset units per second); written with 4 decimals,
     ///     clamped to ±`ProtocolConstants.maxOffsetVelocity`, non-finite as 0.
     ///   - vy: the same for y.
+    ///   - heading: yaw (rad, wrapped to (−π, π] here, then 4 decimals) and vyaw (rad/s, 4
+    ///     decimals, clamped like vx); non-finite as 0. nil writes neither field (protocol v1's line).
     ///   - bytes: buffer appended to (not cleared), so a caller can reuse one per client.
     public static func encodeOffset(
-        seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, into bytes: inout [UInt8]
+        seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, heading: OffsetHeading? = nil,
+        into bytes: inout [UInt8]
     ) {
         JSONLineWriter.appendASCII(#"{"type":"offset","seq":"#, to: &bytes)
         FixedDecimal.appendDecimal(seq, to: &bytes)
@@ -33,6 +37,12 @@ extension ServerMessage {
         FixedDecimal.append(clampedVelocity(vx), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
         JSONLineWriter.appendASCII(#","vy":"#, to: &bytes)
         FixedDecimal.append(clampedVelocity(vy), decimals: ProtocolConstants.offsetDecimals, to: &bytes)
+        if let heading {
+            JSONLineWriter.appendASCII(#","yaw":"#, to: &bytes)
+            FixedDecimal.append(OffsetHeading.wrapped(heading.yaw), decimals: ProtocolConstants.headingDecimals, to: &bytes)
+            JSONLineWriter.appendASCII(#","vyaw":"#, to: &bytes)
+            FixedDecimal.append(clampedVelocity(heading.vyaw), decimals: ProtocolConstants.headingDecimals, to: &bytes)
+        }
         JSONLineWriter.appendASCII("}\n", to: &bytes)
     }
 

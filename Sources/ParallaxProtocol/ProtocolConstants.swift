@@ -18,4 +18,7 @@ public enum ProtocolConstants {
     /// Largest |vx| or |vy| written (offset units per second). Real motion stays far below it (a
     /// fast flick of 10 rad/s at the default 90° saturation is 6.4 per second); it bounds the line.
     public static let maxOffsetVelocity = 9_999.0
+    /// Decimals of yaw (rad) and vyaw (rad/s) in offset lines: 1e-4 rad is 0.006°, a 3-pixel
+    /// step of a 360° panorama 100 000 pixels wide.
+    public static let headingDecimals = 4
 }

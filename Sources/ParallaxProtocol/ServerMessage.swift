@@ -5,14 +5,17 @@
 public enum ServerMessage: Sendable, Equatable {
     /// First line on every connection. `maxRate` is this client's rate cap (Hz).
     case hello(maxRate: Int)
-    /// Reply to subscribe with the effective rate (Hz) and rotation (degrees).
-    case subscribed(rate: Int, rotation: Int, id: JSONValue?)
+    /// Reply to subscribe with the effective rate (Hz) and rotation (degrees); `heading` only
+    /// when the subscribe named it: whether offset frames will carry yaw (false without a gyroscope).
+    case subscribed(rate: Int, rotation: Int, heading: Bool? = nil, id: JSONValue?)
     case unsubscribed(id: JSONValue?)
-    /// Sent on subscribe and on every change.
-    case state(sensor: SensorState, reduceMotion: Bool, calibrated: Bool)
+    /// Sent on subscribe and on every change. `heading` only to subscribers that asked for it:
+    /// whether their offset frames carry yaw now.
+    case state(sensor: SensorState, reduceMotion: Bool, calibrated: Bool, heading: Bool? = nil)
     /// A viewer offset: engine frame counter, monotonic ns of the newest sample, x and y in [-1, 1],
-    /// and their rates of change vx and vy at `t` (offset units per second).
-    case offset(seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double)
+    /// and their rates of change vx and vy at `t` (offset units per second); the heading for
+    /// subscribers that asked for it (while a gyroscope provides it).
+    case offset(seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, heading: OffsetHeading? = nil)
     case status(StatusReport, id: JSONValue?)
     case ok(id: JSONValue?)
     case error(ProtocolError)
@@ -28,10 +31,10 @@ public enum ServerMessage: Sendable, Equatable {
 
     /// The message as one line ending in "\n".
     public func encode() -> [UInt8] {
-        if case .offset(let seq, let t, let x, let y, let vx, let vy) = self {
+        if case .offset(let seq, let t, let x, let y, let vx, let vy, let heading) = self {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(Self.offsetLineCapacity)
-            Self.encodeOffset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy, into: &bytes)
+            Self.encodeOffset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy, heading: heading, into: &bytes)
             return bytes
         }
         var writer = JSONLineWriter()
@@ -48,17 +51,21 @@ public enum ServerMessage: Sendable, Equatable {
             writer.string(ProtocolConstants.serverVersion)
             writer.key("max_rate")
             writer.int(maxRate)
-        case .subscribed(let rate, let rotation, let id):
+        case .subscribed(let rate, let rotation, let heading, let id):
             writer.string("subscribed")
             writer.key("rate")
             writer.int(rate)
             writer.key("rotation")
             writer.int(rotation)
+            if let heading {
+                writer.key("heading")
+                writer.bool(heading)
+            }
             Self.writeID(id, to: &writer)
         case .unsubscribed(let id):
             writer.string("unsubscribed")
             Self.writeID(id, to: &writer)
-        case .state(let sensor, let reduceMotion, let calibrated):
+        case .state(let sensor, let reduceMotion, let calibrated, let heading):
             writer.string("state")
             writer.key("sensor")
             writer.string(sensor.rawValue)
@@ -66,6 +73,10 @@ public enum ServerMessage: Sendable, Equatable {
             writer.bool(reduceMotion)
             writer.key("calibrated")
             writer.bool(calibrated)
+            if let heading {
+                writer.key("heading")
+                writer.bool(heading)
+            }
         case .offset:
             break  // encoded above
         case .status(let report, let id):

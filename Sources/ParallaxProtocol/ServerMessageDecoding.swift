@@ -31,7 +31,7 @@ extension ServerMessage {
             guard let rate = value["rate"]?.doubleValue.flatMap({ Int(exactly: $0.rounded()) }),
                   let rotation = value["rotation"]?.intValue
             else { return nil }
-            return .subscribed(rate: rate, rotation: rotation, id: id)
+            return .subscribed(rate: rate, rotation: rotation, heading: value["heading"]?.boolValue, id: id)
         case "unsubscribed":
             return .unsubscribed(id: id)
         case "state":
@@ -39,7 +39,8 @@ extension ServerMessage {
                 let reduceMotion = value["reduce_motion"]?.boolValue,
                 let calibrated = value["calibrated"]?.boolValue
             else { return nil }
-            return .state(sensor: sensor, reduceMotion: reduceMotion, calibrated: calibrated)
+            return .state(
+                sensor: sensor, reduceMotion: reduceMotion, calibrated: calibrated, heading: value["heading"]?.boolValue)
         case "offset":
             guard let seq = value["seq"]?.doubleValue.flatMap({ UInt64(exactly: $0) }),
                 let t = value["t"]?.doubleValue.flatMap({ Int64(exactly: $0) }),
@@ -48,7 +49,9 @@ extension ServerMessage {
             // vx and vy came with protocol v1's velocity extension: a server without them means 0.
             let vx = value["vx"]?.doubleValue ?? 0
             let vy = value["vy"]?.doubleValue ?? 0
-            return .offset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy)
+            // yaw only for subscribers that asked for the heading; vyaw absent = 0 like vx.
+            let heading = value["yaw"]?.doubleValue.map { OffsetHeading(yaw: $0, vyaw: value["vyaw"]?.doubleValue ?? 0) }
+            return .offset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy, heading: heading)
         case "status":
             return .status(decodeStatus(value), id: id)
         case "ok":

@@ -80,10 +80,13 @@ public struct SceneLayer: Sendable, Hashable {
     public var blur: Double
     /// The scene file's line with `Image=`, for errors found when the image is read.
     public var imageLine: Int
+    /// `Panorama=`: the image is a panorama that turns with the device's heading; nil = a plain layer.
+    public var panorama: Panorama?
 
     public init(name: String, image: String, depth: Double = 0, z: Double = 0, fit: LayerFit = .cover, blur: Double = 0,
-                imageLine: Int = 0) {
+                imageLine: Int = 0, panorama: Panorama? = nil) {
         self.imageLine = imageLine
+        self.panorama = panorama
         self.name = name
         self.image = image
         self.depth = depth
@@ -91,6 +94,75 @@ public struct SceneLayer: Sendable, Hashable {
         self.fit = fit
         self.blur = blur
     }
+}
+
+/// A layer's `Panorama=` and `FieldOfView=` (docs/wallpaper.md "Panorama layers"): the image spans
+/// `degrees` horizontally and the output shows `fieldOfView` of them, so turning the device by θ
+/// moves the picture by θ/fieldOfView of the output's width.
+public struct Panorama: Sendable, Hashable {
+    public static let defaultFieldOfView = 60.0
+    public static let degreeRange = 30.0...360.0
+    public static let fieldOfViewRange = 10.0...180.0
+
+    /// Horizontal angle the whole image spans (30–360); 360 wraps around seamlessly.
+    public var degrees: Double
+    /// Horizontal angle the output shows (10–180).
+    public var fieldOfView: Double
+
+    public init(degrees: Double, fieldOfView: Double = Panorama.defaultFieldOfView) {
+        self.degrees = degrees
+        self.fieldOfView = fieldOfView
+    }
+
+    /// A full circle: the image's right edge continues into its left edge.
+    public var wraps: Bool { degrees >= 360 }
+}
+
+/// A rectangle in logical pixels from the output's top left (a scene's `Rect=x,y,width,height`).
+public struct LogicalRect: Sendable, Hashable {
+    public var x, y, width, height: Double
+
+    public init(x: Double, y: Double, width: Double, height: Double) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// `[Mesh NAME]` (docs/wallpaper.md "Mesh layers"): an image cut into a grid of pieces, each moving
+/// like a flat layer of its own depth and turning about its own vertical centre line, like
+/// spacetime's per-instance transforms.
+public struct SceneMesh: Sendable, Hashable {
+    public var name: String
+    /// Absolute path of the PNG or JPEG.
+    public var image: String
+    public var imageLine: Int
+    public var columns: Int
+    public var rows: Int
+    /// Flat camera: logical pixels each piece moves at full offset, row-major (columns × rows).
+    public var depths: [Double]
+    /// Degrees each piece turns about its own vertical centre line at x = ±1, row-major.
+    public var turns: [Double]
+    /// x, y, width, height (logical pixels, from the output's top left) of the whole mesh at offset
+    /// (0, 0); nil = centred at the image's size (one image pixel per output pixel).
+    public var rect: LogicalRect?
+    /// Perspective camera: the plane of the whole mesh (logical pixels, negative = behind).
+    public var z: Double
+
+    public init(name: String, image: String, imageLine: Int = 0, columns: Int = 1, rows: Int = 1,
+                depths: [Double]? = nil, turns: [Double]? = nil, z: Double = 0) {
+        self.name = name
+        self.image = image
+        self.imageLine = imageLine
+        self.columns = columns
+        self.rows = rows
+        self.depths = depths ?? Array(repeating: 0, count: columns * rows)
+        self.turns = turns ?? Array(repeating: 0, count: columns * rows)
+        self.z = z
+    }
+
+    public var pieceCount: Int { columns * rows }
 }
 
 /// The seed's parallax blur: a clipped panel showing a blurred, tinted copy of everything drawn
@@ -127,6 +199,15 @@ public struct ScenePanel: Sendable, Hashable {
 public enum SceneItem: Sendable, Hashable {
     case layer(SceneLayer)
     case panel(ScenePanel)
+    case mesh(SceneMesh)
+}
+
+/// An image a scene item shows, named for messages ("[Layer sky]").
+public struct ScenePicture: Sendable, Hashable {
+    public var label: String
+    public var image: String
+    public var blur: Double
+    public var imageLine: Int
 }
 
 public struct Scene: Sendable, Hashable {
@@ -139,6 +220,9 @@ public struct Scene: Sendable, Hashable {
     /// Time constant (seconds) of an exponential smoother on the offset; 0 = none.
     public var smoothing = 0.0
     public var camera = SceneCamera.flat
+    /// Eye to the screen plane (logical pixels): the perspective camera's, and in a flat scene the
+    /// one a [Mesh]'s turned pieces are drawn with.
+    public var eyeDistance = PerspectiveCamera.defaultEyeDistance
     /// Drawn back to front in this order.
     public var items: [SceneItem] = []
 
@@ -146,5 +230,24 @@ public struct Scene: Sendable, Hashable {
 
     public var layers: [SceneLayer] {
         items.compactMap { if case .layer(let layer) = $0 { layer } else { nil } }
+    }
+
+    /// The images of the layers and meshes, in file order (panels have none).
+    public var pictures: [ScenePicture] {
+        items.compactMap {
+            switch $0 {
+            case .layer(let layer):
+                ScenePicture(label: "[Layer \(layer.name)]", image: layer.image, blur: layer.blur, imageLine: layer.imageLine)
+            case .mesh(let mesh):
+                ScenePicture(label: "[Mesh \(mesh.name)]", image: mesh.image, blur: 0, imageLine: mesh.imageLine)
+            case .panel:
+                nil
+            }
+        }
+    }
+
+    /// A panorama layer turns with the heading: subscribe with "heading": true.
+    public var wantsHeading: Bool {
+        layers.contains { $0.panorama != nil }
     }
 }

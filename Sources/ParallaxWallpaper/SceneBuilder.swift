@@ -16,12 +16,18 @@ final class SceneBuilder {
     private var sectionLine = 0
     private var layer: SceneLayer?
     private var panel: ScenePanel?
+    private var mesh: SceneMesh?
+    /// The current mesh's Depths= and Turn= (counted against its Grid= when the section ends).
+    private var meshDepths: (line: Int, values: [Double])?
+    private var meshTurns: (line: Int, values: [Double])?
+    /// Lines of Panorama= (flat camera only) and of FieldOfView= without a Panorama=.
+    private var panoramaLines: [Int] = []
     private var keyLines: [String: Int] = [:]
     private var sectionsSeen: Set<String> = []
-    /// Lines of Depth= and Z= keys, checked against the camera at the end.
-    private var depthLines: [Int] = []
+    /// Lines (and keys) of Depth=/Depths= and Z= keys, checked against the camera at the end.
+    private var depthLines: [(line: Int, key: String)] = []
     private var zLines: [(line: Int, z: Double)] = []
-    private var cameraKeyLines: [Int] = []
+    private var cameraKeyLines: [(line: Int, key: String)] = []
     private var perspective = PerspectiveCamera()
     private var usesPerspective = false
 
@@ -68,8 +74,10 @@ final class SceneBuilder {
             layer = SceneLayer(name: itemName, image: "")
         } else if let itemName = Self.itemName(name, kind: "Panel") {
             panel = ScenePanel(name: itemName, x: 0, y: 0, width: 0, height: 0)
+        } else if let itemName = Self.itemName(name, kind: "Mesh") {
+            mesh = SceneMesh(name: itemName, image: "")
         } else if name != "Scene" {
-            warnings.append(issue(line, "unknown section [\(name)], ignored (expected [Scene], [Layer NAME] or [Panel NAME])"))
+            warnings.append(issue(line, "unknown section [\(name)], ignored (expected [Scene], [Layer NAME], [Mesh NAME] or [Panel NAME])"))
         }
     }
 
@@ -94,6 +102,8 @@ final class SceneBuilder {
                 known = try layerKey(key, value, line: line)
             } else if panel != nil {
                 known = try panelKey(key, value, line: line)
+            } else if mesh != nil {
+                known = try meshKey(key, value, line: line)
             } else {
                 return  // the unknown section was reported once
             }
@@ -120,30 +130,70 @@ final class SceneBuilder {
                                                  what: "two angles in degrees, horizontal,vertical")
             perspective.maximumAngleHorizontal = angles[0]
             perspective.maximumAngleVertical = angles[1]
-            cameraKeyLines.append(line)
+            cameraKeyLines.append((line, key))
         case "EyeDistance":
             perspective.eyeDistance = try SceneValues.number(value, in: 1...SceneValues.maximumLength, what: "a distance in pixels")
-            cameraKeyLines.append(line)
+            cameraKeyLines.append((line, key))
         default: return false
         }
         return true
     }
 
+    /// An Image= value: absolute, or relative to the scene file's directory.
+    private func imagePath(_ value: String) throws(SceneValueError) -> String {
+        guard !value.isEmpty else { throw SceneValueError(message: "expected the path of a PNG or JPEG file") }
+        return value.hasPrefix("/") ? value : directory + "/" + value
+    }
+
     private func layerKey(_ key: String, _ value: String, line: Int) throws(SceneValueError) -> Bool {
         switch key {
         case "Image":
-            guard !value.isEmpty else { throw SceneValueError(message: "expected the path of a PNG or JPEG file") }
-            layer?.image = value.hasPrefix("/") ? value : directory + "/" + value
+            layer?.image = try imagePath(value)
             layer?.imageLine = line
         case "Depth":
             layer?.depth = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
-            depthLines.append(line)
+            depthLines.append((line, key))
         case "Z":
             let z = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
             layer?.z = z
             zLines.append((line, z))
         case "Fit": layer?.fit = try SceneValues.choice(value, as: LayerFit.self)
         case "Blur": layer?.blur = try SceneValues.number(value, in: 0...SceneValues.maximumBlur, what: "a radius in pixels")
+        case "Panorama":
+            let degrees = try SceneValues.number(value, in: Panorama.degreeRange, what: "the degrees the image spans (30–360)")
+            layer?.panorama = Panorama(degrees: degrees)
+            panoramaLines.append(line)
+        case "FieldOfView":
+            let degrees = try SceneValues.number(value, in: Panorama.fieldOfViewRange, what: "the degrees the output shows (10–180)")
+            pendingFieldOfView = degrees
+        default: return false
+        }
+        return true
+    }
+
+    /// FieldOfView= may come before or after Panorama= in its section: applied when the section ends.
+    private var pendingFieldOfView: Double?
+
+    private func meshKey(_ key: String, _ value: String, line: Int) throws(SceneValueError) -> Bool {
+        switch key {
+        case "Image":
+            mesh?.image = try imagePath(value)
+            mesh?.imageLine = line
+        case "Grid":
+            let grid = try SceneValues.grid(value, maximum: SceneValues.maximumGridSide)
+            mesh?.columns = grid.columns
+            mesh?.rows = grid.rows
+        case "Depths":
+            meshDepths = (line, try SceneValues.list(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels"))
+            depthLines.append((line, key))
+        case "Turn":
+            meshTurns = (line, try SceneValues.list(value, in: -SceneValues.maximumAngle...SceneValues.maximumAngle, what: "degrees"))
+        case "Rect":
+            mesh?.rect = try SceneValues.rect(value)
+        case "Z":
+            let z = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
+            mesh?.z = z
+            zLines.append((line, z))
         default: return false
         }
         return true
@@ -152,16 +202,14 @@ final class SceneBuilder {
     private func panelKey(_ key: String, _ value: String, line: Int) throws(SceneValueError) -> Bool {
         switch key {
         case "Rect":
-            let rect = try SceneValues.numbers(value, count: 4, in: -SceneValues.maximumLength...SceneValues.maximumLength,
-                                               what: "x,y,width,height in pixels")
-            guard rect[2] > 0, rect[3] > 0 else { throw SceneValueError(message: "width and height must be greater than 0") }
-            panel?.x = rect[0]
-            panel?.y = rect[1]
-            panel?.width = rect[2]
-            panel?.height = rect[3]
+            let rect = try SceneValues.rect(value)
+            panel?.x = rect.x
+            panel?.y = rect.y
+            panel?.width = rect.width
+            panel?.height = rect.height
         case "Depth":
             panel?.depth = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
-            depthLines.append(line)
+            depthLines.append((line, key))
         case "Z":
             let z = try SceneValues.number(value, in: -SceneValues.maximumLength...SceneValues.maximumLength, what: "pixels")
             panel?.z = z
@@ -174,7 +222,14 @@ final class SceneBuilder {
     }
 
     private func finishItem() {
-        if let layer {
+        if var layer {
+            if let fieldOfView = pendingFieldOfView, let line = keyLines["FieldOfView"] {
+                if layer.panorama != nil {
+                    layer.panorama?.fieldOfView = fieldOfView
+                } else {
+                    warnings.append(issue(line, "FieldOfView= only matters with Panorama= in [\(section ?? "Layer")]"))
+                }
+            }
             if keyLines["Image"] == nil {
                 errors.append(issue(sectionLine, "[\(section ?? "Layer")] has no Image="))
             } else {
@@ -188,18 +243,50 @@ final class SceneBuilder {
                 scene.items.append(.panel(panel))
             }
         }
+        if var mesh {
+            finishMesh(&mesh)
+        }
         layer = nil
         panel = nil
+        mesh = nil
+        meshDepths = nil
+        meshTurns = nil
+        pendingFieldOfView = nil
+    }
+
+    /// Depths= and Turn= must give one value per piece of the Grid= (which may come after them).
+    private func finishMesh(_ mesh: inout SceneMesh) {
+        let label = "[\(section ?? "Mesh")]"
+        let pieces = mesh.pieceCount
+        var complete = true
+        for (key, given) in [("Depths", meshDepths), ("Turn", meshTurns)] {
+            guard let given else { continue }
+            if given.values.count != pieces {
+                errors.append(issue(given.line, "\(label) \(key)= has \(given.values.count) values; Grid=\(mesh.columns)x\(mesh.rows) has \(pieces) pieces (one value each, row by row)"))
+                complete = false
+            }
+        }
+        if let depths = meshDepths, depths.values.count == pieces { mesh.depths = depths.values }
+        if let turns = meshTurns, turns.values.count == pieces { mesh.turns = turns.values }
+        if keyLines["Image"] == nil {
+            errors.append(issue(sectionLine, "\(label) has no Image="))
+        } else if complete {
+            scene.items.append(.mesh(mesh))
+        }
     }
 
     /// Checks that need the whole file: Depth= belongs to the flat camera, Z= to perspective, and
     /// nothing may sit at or in front of the eye.
     func finish() {
         finishItem()
+        scene.eyeDistance = perspective.eyeDistance
         if usesPerspective {
             scene.camera = .perspective(perspective)
-            for line in depthLines {
-                errors.append(issue(line, "Depth= is for Camera=flat; with Camera=perspective give each layer Z= (pixels, negative = behind the screen)"))
+            for (line, key) in depthLines {
+                errors.append(issue(line, "\(key)= is for Camera=flat; with Camera=perspective give each layer Z= (pixels, negative = behind the screen)"))
+            }
+            for line in panoramaLines {
+                errors.append(issue(line, "Panorama= layers need Camera=flat (they turn with the heading and tilt like a flat layer)"))
             }
             for (line, z) in zLines where z >= perspective.eyeDistance * 0.9 {
                 errors.append(issue(line, "Z=\(z) is at or in front of the eye (EyeDistance=\(perspective.eyeDistance)); keep Z below 90 % of it"))
@@ -209,8 +296,10 @@ final class SceneBuilder {
             for (line, _) in zLines {
                 errors.append(issue(line, "Z= is for Camera=perspective; with the flat camera give each layer Depth="))
             }
-            for line in cameraKeyLines {
-                warnings.append(issue(line, "MaxViewingAngle= and EyeDistance= only matter with Camera=perspective"))
+            // A flat scene's meshes turn their pieces in perspective from EyeDistance.
+            let meshesTurn = scene.items.contains { if case .mesh = $0 { true } else { false } }
+            for (line, key) in cameraKeyLines where !(key == "EyeDistance" && meshesTurn) {
+                warnings.append(issue(line, "\(key)= only matters with Camera=perspective\(key == "EyeDistance" ? " (or for the Turn= of a [Mesh])" : "")"))
             }
         }
     }

@@ -13,6 +13,8 @@ enum SceneValues {
     static let maximumRate = 1_000
     static let maximumSmoothing = 10.0
     static let maximumAngle = 89.0
+    /// Most columns or rows of a [Mesh] Grid= (64 × 64 pieces is far beyond any use).
+    static let maximumGridSide = 64
 
     /// A decimal number (locale-independent: always a point), finite, within `range`.
     static func number(_ text: String, in range: ClosedRange<Double>, what: String = "a number") throws(SceneValueError) -> Double {
@@ -45,6 +47,36 @@ enum SceneValues {
         var values: [Double] = []
         for part in parts { values.append(try number(part, in: range)) }
         return values
+    }
+
+    /// Comma-separated numbers, at least one (how many is checked by the caller).
+    static func list(_ text: String, in range: ClosedRange<Double>, what: String) throws(SceneValueError) -> [Double] {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        var values: [Double] = []
+        for part in parts { values.append(try number(part, in: range, what: "comma-separated \(what)")) }
+        return values
+    }
+
+    /// x,y,width,height (logical pixels), width and height greater than 0.
+    static func rect(_ text: String) throws(SceneValueError) -> LogicalRect {
+        let rect = try numbers(text, count: 4, in: -maximumLength...maximumLength, what: "x,y,width,height in pixels")
+        guard rect[2] > 0, rect[3] > 0 else { throw SceneValueError(message: "width and height must be greater than 0") }
+        return LogicalRect(x: rect[0], y: rect[1], width: rect[2], height: rect[3])
+    }
+
+    /// COLSxROWS, each a whole number from 1 to `maximum`.
+    static func grid(_ text: String, maximum: Int) throws(SceneValueError) -> (columns: Int, rows: Int) {
+        let parts = text.trimmingSpaces.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let columns = Int(String(parts[0]).trimmingSpaces), let rows = Int(String(parts[1]).trimmingSpaces) else {
+            throw SceneValueError(message: "expected COLUMNSxROWS such as 3x2, got \"\(text)\"")
+        }
+        guard columns > 0, rows > 0 else {
+            throw SceneValueError(message: "a mesh needs at least 1 column and 1 row, got \"\(text)\"")
+        }
+        guard columns <= maximum, rows <= maximum else {
+            throw SceneValueError(message: "at most \(maximum) columns and \(maximum) rows")
+        }
+        return (columns, rows)
     }
 
     /// #rrggbb or #rrggbbaa (hexadecimal).

@@ -46,7 +46,9 @@ struct px_client {
     int64_t subscribed_at_ns; /* SUBSCRIBED: since when (a lasting subscription resets the back-off) */
     struct pxi_backoff backoff; /* delay before the next attempt after a failure */
 
-    char subscribe_line[96]; /* built once: rate and rotation never change */
+    char subscribe_line[96]; /* rate and rotation never change; rebuilt when the heading is asked for */
+    bool heading;            /* px_client_set_heading: the subscribe line asks for the heading */
+    bool resubscribe;        /* the heading changed after the subscribe line went out: send it again */
     size_t out_length, out_sent; /* bytes of subscribe_line queued / already written */
 
     char in[PXI_READ_BUFFER];
@@ -55,6 +57,9 @@ struct px_client {
 
     px_offset latest;
     bool have_offset;
+    px_heading latest_heading; /* the heading of `latest`, when have_heading */
+    bool have_heading;
+    bool heading_available;  /* the daemon's last subscribed/state line said heading true */
     px_state state;
     int64_t effective_rate;  /* from "subscribed" */
 
@@ -77,6 +82,16 @@ void pxi_read_pending(struct px_client *c, int64_t now);
 
 /* Writes the queued part of the subscribe line; may lose the connection. */
 void pxi_flush(struct px_client *c, int64_t now);
+
+/* Queues the subscribe line (after the hello, or again on a live connection when the heading
+ * changed); pxi_flush writes it. */
+void pxi_queue_subscribe(struct px_client *c, int64_t now);
+
+/* Builds the subscribe line from rate, rotation and heading. */
+void pxi_build_subscribe_line(struct px_client *c);
+
+/* angle (rad) wrapped into (-pi, pi]; a non-finite angle is 0 (offset.c). */
+double pxi_wrap_angle(double angle);
 
 /* Closes the connection because of err (a positive errno) with a sentence for px_client_error_message
  * and the log, and schedules the next attempt after retry_ms (< 0: the next delay of the back-off,

@@ -25,10 +25,11 @@ static unsigned field_of(const char *key, size_t length)
     switch (length) {
     case 1: return key[0] == 't' ? PXI_HAS_T : key[0] == 'x' ? PXI_HAS_X : key[0] == 'y' ? PXI_HAS_Y : 0;
     case 2: return key[0] != 'v' ? 0 : key[1] == 'x' ? PXI_HAS_VX : key[1] == 'y' ? PXI_HAS_VY : 0;
-    case 3: return IS("seq") ? PXI_HAS_SEQ : 0;
-    case 4: return IS("type") ? KEY_TYPE : IS("rate") ? PXI_HAS_RATE : IS("code") ? KEY_CODE : 0;
+    case 3: return IS("seq") ? PXI_HAS_SEQ : IS("yaw") ? PXI_HAS_YAW : 0;
+    case 4:
+        return IS("type") ? KEY_TYPE : IS("rate") ? PXI_HAS_RATE : IS("code") ? KEY_CODE : IS("vyaw") ? PXI_HAS_VYAW : 0;
     case 6: return IS("sensor") ? PXI_HAS_SENSOR : 0;
-    case 7: return IS("message") ? KEY_MESSAGE : 0;
+    case 7: return IS("message") ? KEY_MESSAGE : IS("heading") ? PXI_HAS_HEADING : 0;
     case 8: return IS("protocol") ? PXI_HAS_PROTOCOL : 0;
     case 10: return IS("calibrated") ? PXI_HAS_CALIBRATED : 0;
     case 13: return IS("reduce_motion") ? PXI_HAS_REDUCE_MOTION : 0;
@@ -77,7 +78,7 @@ static bool read_known(struct pxi_cursor *c, unsigned bit, struct pxi_message *o
         out->has |= bit;
         return true;
     }
-    if (bit == PXI_HAS_REDUCE_MOTION || bit == PXI_HAS_CALIBRATED) {
+    if (bit == PXI_HAS_REDUCE_MOTION || bit == PXI_HAS_CALIBRATED || bit == PXI_HAS_HEADING) {
         bool value;
         if (pxi_take_word(c, "true")) value = true;
         else if (pxi_take_word(c, "false")) value = false;
@@ -86,7 +87,8 @@ static bool read_known(struct pxi_cursor *c, unsigned bit, struct pxi_message *o
             return pxi_skip_value(c, 0);
         }
         if (bit == PXI_HAS_REDUCE_MOTION) out->reduce_motion = value;
-        else out->calibrated = value;
+        else if (bit == PXI_HAS_CALIBRATED) out->calibrated = value;
+        else out->heading = value;
         out->has |= bit;
         return true;
     }
@@ -100,7 +102,7 @@ static bool read_known(struct pxi_cursor *c, unsigned bit, struct pxi_message *o
     case PXI_HAS_RATE: if (is_int) { out->rate = i; out->has |= bit; } else out->bad |= bit; break;
     case PXI_HAS_T: if (is_int) { out->t = i; out->has |= bit; } else out->bad |= bit; break;
     case PXI_HAS_SEQ: if (is_int && i >= 0) { out->seq = (uint64_t)i; out->has |= bit; } else out->bad |= bit; break;
-    default: /* x, y, vx, vy */
+    default: /* x, y, vx, vy, yaw, vyaw */
         if (!isfinite(d)) {
             out->bad |= bit;
             break;
@@ -108,7 +110,9 @@ static bool read_known(struct pxi_cursor *c, unsigned bit, struct pxi_message *o
         if (bit == PXI_HAS_X) out->x = d;
         else if (bit == PXI_HAS_Y) out->y = d;
         else if (bit == PXI_HAS_VX) out->vx = d;
-        else out->vy = d;
+        else if (bit == PXI_HAS_VY) out->vy = d;
+        else if (bit == PXI_HAS_YAW) out->yaw = d;
+        else out->vyaw = d;
         out->has |= bit;
     }
     return true;

@@ -42,6 +42,9 @@ enum {
     PXI_HAS_REDUCE_MOTION = 1u << 8,
     PXI_HAS_CALIBRATED = 1u << 9,
     PXI_HAS_RATE = 1u << 10,
+    PXI_HAS_YAW = 1u << 11,
+    PXI_HAS_VYAW = 1u << 12,
+    PXI_HAS_HEADING = 1u << 13,
 };
 
 struct pxi_message {
@@ -53,6 +56,8 @@ struct pxi_message {
     uint64_t seq;              /* offset */
     int64_t t;                 /* offset: CLOCK_MONOTONIC ns */
     double x, y, vx, vy;       /* offset: finite whenever their bit is set */
+    double yaw, vyaw;          /* offset of a heading subscription: finite whenever their bit is set */
+    bool heading;              /* subscribed, state of a heading subscription */
     int sensor;                /* state: PX_SENSOR_* */
     bool reduce_motion;        /* state */
     bool calibrated;           /* state */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "client.h"
 #include "parallax.h"
 
 #define PX_EXPORT __attribute__((visibility("default")))
@@ -22,6 +23,36 @@ PX_EXPORT double px_interpolate(double offset, double min, double max)
 {
     double o = isnan(offset) ? 0.0 : clamp_offset(offset);
     return min + (max - min) * (o / 2.0 + 0.5);
+}
+
+/* pi (C11's <math.h> does not define M_PI). */
+#define PXI_PI 3.14159265358979323846
+
+double pxi_wrap_angle(double angle)
+{
+    if (!isfinite(angle)) return 0.0;
+    if (angle > -PXI_PI && angle <= PXI_PI) return angle;
+    /* Whole turns by integer floor: libparallax links libc alone, and remainder/floor are libm's.
+     * Beyond 2^53 rad there is no fraction of a turn left to keep. */
+    double turns = (angle + PXI_PI) / (2.0 * PXI_PI);
+    if (turns > 9.0e15 || turns < -9.0e15) return 0.0;
+    long long k = (long long)turns;
+    if ((double)k > turns) k--;
+    double a = angle - (double)k * 2.0 * PXI_PI; /* in [-pi, pi) up to rounding */
+    if (a <= -PXI_PI) a += 2.0 * PXI_PI;
+    if (a > PXI_PI) a -= 2.0 * PXI_PI;
+    return a;
+}
+
+PX_EXPORT px_heading px_predict_heading(const px_heading *h, int64_t at_ns)
+{
+    if (h == NULL) return (px_heading){0};
+    px_heading p = *h;
+    double dt = ((double)at_ns - (double)h->t_ns) / 1e9;
+    double yaw = isfinite(h->yaw) ? h->yaw : 0.0;
+    double vyaw = isfinite(h->vyaw) ? h->vyaw : 0.0;
+    p.yaw = pxi_wrap_angle(vyaw == 0.0 ? yaw : yaw + vyaw * dt);
+    return p;
 }
 
 PX_EXPORT px_offset px_predict(const px_offset *o, int64_t at_ns)

@@ -85,6 +85,8 @@ void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char 
     c->discarding = false;
     c->out_length = c->out_sent = 0;
     c->state = (px_state){.connected = false, .sensor = PX_SENSOR_NONE};
+    c->heading_available = false;
+    c->resubscribe = false; /* the next connection subscribes with the current line anyway */
     c->lost = err;
     va_start(ap, fmt);
     vset_error(c, err, level, fmt, ap);
@@ -144,8 +146,7 @@ PX_EXPORT px_client *px_client_new(const char *socket_path, int rate_hz, int rot
     c->address_length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + path_length + 1);
     c->rate_hz = rate_hz;
     c->rotation_deg = rotation_deg;
-    snprintf(c->subscribe_line, sizeof c->subscribe_line, "{\"cmd\":\"subscribe\",\"rate\":%d,\"rotation\":%d}\n",
-             rate_hz, rotation_deg);
+    pxi_build_subscribe_line(c);
     c->fd = -1;
     c->phase = PXI_DISCONNECTED;
     /* The seed only has to differ between clients: where the block is and when it was made. */
@@ -153,6 +154,41 @@ PX_EXPORT px_client *px_client_new(const char *socket_path, int rate_hz, int rot
     c->state.sensor = PX_SENSOR_NONE;
     try_connect(c, pxi_now_ns());
     return c;
+}
+
+void pxi_build_subscribe_line(struct px_client *c)
+{
+    /* Without the heading: protocol v1's line, unchanged. */
+    snprintf(c->subscribe_line, sizeof c->subscribe_line, "{\"cmd\":\"subscribe\",\"rate\":%d,\"rotation\":%d%s}\n",
+             c->rate_hz, c->rotation_deg, c->heading ? ",\"heading\":true" : "");
+}
+
+PX_EXPORT int px_client_set_heading(px_client *c, bool on)
+{
+    if (c == NULL) return -EINVAL;
+    if (on == c->heading) return 0;
+    c->heading = on;
+    pxi_build_subscribe_line(c);
+    /* A subscribe already queued or answered asked for the other: subscribe again once it is
+     * answered (a line half written is never replaced). */
+    if (c->phase == PXI_SUBSCRIBING || c->phase == PXI_SUBSCRIBED) c->resubscribe = true;
+    if (!on) {
+        c->heading_available = false;
+        c->have_heading = false;
+    }
+    return 0;
+}
+
+PX_EXPORT bool px_client_heading(px_client *c, px_heading *out)
+{
+    if (c == NULL || out == NULL || !c->have_heading) return false;
+    *out = c->latest_heading;
+    return true;
+}
+
+PX_EXPORT bool px_client_heading_available(px_client *c)
+{
+    return c != NULL && c->state.connected && c->heading_available;
 }
 
 PX_EXPORT int px_client_fd(px_client *c)
@@ -172,6 +208,8 @@ PX_EXPORT int px_client_dispatch(px_client *c)
         if (c->fd < 0) return 0; /* still no daemon: not a lost connection */
     }
     pxi_read_pending(c, now);
+    if (c->fd >= 0 && c->phase == PXI_SUBSCRIBED && c->resubscribe && c->out_sent == c->out_length)
+        pxi_queue_subscribe(c, now);
     pxi_flush(c, now);
     if (c->fd >= 0 && c->phase != PXI_SUBSCRIBED && now >= c->deadline_ns)
         pxi_lose(c, ETIMEDOUT, -1, PX_LOG_WARNING, "parallaxd at %s did not answer within %d s; reconnecting",
@@ -193,7 +231,7 @@ PX_EXPORT int px_client_timeout_ms(px_client *c)
     if (c == NULL) return -1;
     int64_t now = pxi_now_ns();
     if (c->fd < 0) return ms_until(c->retry_at_ns, now);
-    if (c->phase == PXI_SUBSCRIBED) return -1;
+    if (c->phase == PXI_SUBSCRIBED) return c->resubscribe ? 0 : -1;
     int handshake = ms_until(c->deadline_ns, now);
     if (c->out_sent < c->out_length && handshake > PXI_FLUSH_RETRY_MS) return PXI_FLUSH_RETRY_MS;
     return handshake;

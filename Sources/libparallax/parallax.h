@@ -26,8 +26,8 @@
  * - Memory is allocated only by px_client_new (one block, freed by px_client_free); reading
  *   frames allocates nothing.
  * - A px_client is not thread-safe: use each one from one thread at a time (the thread that
- *   runs its loop). Different clients are independent. px_interpolate and px_predict are pure
- *   and may be called from any thread.
+ *   runs its loop). Different clients are independent. px_interpolate, px_predict and
+ *   px_predict_heading are pure and may be called from any thread.
  * - Time is CLOCK_MONOTONIC in nanoseconds, as in the protocol.
  * - Only px_-prefixed symbols are exported. Errors are positive errno values (<errno.h>).
  */
@@ -55,6 +55,16 @@ typedef struct px_client px_client;
  *   t_ns    CLOCK_MONOTONIC time of the newest sensor sample behind this frame, nanoseconds.
  *   seq     the daemon's frame counter; a gap means frames were skipped for this client. */
 typedef struct { double x, y, vx, vy; int64_t t_ns; uint64_t seq; } px_offset;
+
+/* The heading of one offset frame, for a client that asked for it (px_client_set_heading).
+ *   yaw     radians in (-pi, pi]: how far the screen turned about the world's vertical since the
+ *           reference pose; > 0 toward the viewer's right (for an upright screen the same turn as
+ *           x > 0). 0 at the reference pose, re-centred like x and y, 0 in reduce motion. Not
+ *           rotated with the output (the world's vertical does not turn with it).
+ *   vyaw    rate of change of yaw at t_ns, radians per second (0 when still).
+ *   t_ns, seq  those of the offset frame it came with (px_offset.t_ns, .seq).
+ * A new type of this version: px_offset is unchanged, so the ABI of libparallax.so.1 is too. */
+typedef struct { double yaw, vyaw; int64_t t_ns; uint64_t seq; } px_heading;
 
 /* px_state.sensor: the daemon's sensors are working, gone, or there are none. */
 enum { PX_SENSOR_NONE = 0, PX_SENSOR_OK = 1, PX_SENSOR_LOST = 2 };
@@ -132,6 +142,26 @@ bool px_client_offset(px_client *c, px_offset *out);
 /* Copies the connection and daemon state into *out. */
 void px_client_state(px_client *c, px_state *out);
 
+/* Asks for the heading (or, with on = false, stops asking): every subscription from now on
+ * carries "heading": true, and offset frames then carry yaw and vyaw (px_client_heading) while
+ * the daemon has a gyroscope. Off by default, and then the client speaks protocol v1 exactly.
+ * Sends nothing itself and never blocks. Called before the first px_client_dispatch it takes
+ * effect with the first subscription; called on a live subscription, the next
+ * px_client_dispatch subscribes again on the same connection (px_client_timeout_ms is 0 until
+ * then; the offset stays readable meanwhile). Returns 0, or -EINVAL for a NULL client. */
+int px_client_set_heading(px_client *c, bool on);
+
+/* Copies the heading of the latest offset (the frame px_client_offset returns) into *out.
+ * Returns false (and leaves *out alone) when that frame has none: the heading was not asked
+ * for, the daemon has no gyroscope or predates the heading, or no offset arrived yet. Like the
+ * offset, the latest heading stays readable while reconnecting. */
+bool px_client_heading(px_client *c, px_heading *out);
+
+/* Whether the daemon said that this subscription's frames carry the heading: its last
+ * "subscribed" or state line said "heading": true. False while not connected, when the heading was
+ * not asked for, and from a daemon without a gyroscope (a state line says so if that changes). */
+bool px_client_heading_available(px_client *c);
+
 /* Closes the connection and frees the client. NULL is allowed. */
 void px_client_free(px_client *c);
 
@@ -167,6 +197,11 @@ double px_interpolate(double offset, double min, double max);
  * are copied unchanged. Non-finite inputs never give NaN: a non-finite velocity counts as 0 and
  * a non-finite offset as 0. */
 px_offset px_predict(const px_offset *o, int64_t at_ns);
+
+/* The heading predicted for at_ns: yaw + vyaw * (at_ns - t_ns) / 1e9, wrapped to (-pi, pi] (a
+ * heading turns round, it does not saturate). vyaw, t_ns and seq are copied unchanged. A
+ * non-finite yaw or vyaw counts as 0, so the result is never NaN. NULL gives all zeros. */
+px_heading px_predict_heading(const px_heading *h, int64_t at_ns);
 
 #ifdef __cplusplus
 }

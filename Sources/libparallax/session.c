@@ -12,19 +12,24 @@
 #include "client.h"
 #include "errno_text.h"
 
-/* Largest |vx|, |vy| protocol v1 sends (offset units per second; docs/protocol.md, "offset"). */
+/* Largest |vx|, |vy| protocol v1 sends (offset units per second; docs/protocol.md, "offset");
+ * the same bound holds for vyaw (rad/s). */
 #define MAX_VELOCITY 9999.0
+/* Largest |yaw| on the wire: π rounded to the protocol's 4 decimals (rad). */
+#define MAX_YAW 3.1416
 
 /* Offsets are in [-1, 1] and velocities in [-9999, 9999] on the wire; anything outside is not a
  * frame of protocol v1. */
 static bool valid_offset(const struct pxi_message *m)
 {
     const unsigned required = PXI_HAS_SEQ | PXI_HAS_T | PXI_HAS_X | PXI_HAS_Y;
-    const unsigned used = required | PXI_HAS_VX | PXI_HAS_VY;
+    const unsigned used = required | PXI_HAS_VX | PXI_HAS_VY | PXI_HAS_YAW | PXI_HAS_VYAW;
     if ((m->has & required) != required || (m->bad & used) != 0) return false; /* vx: absent is 0, broken is not */
     if (!(m->x >= -1.0 && m->x <= 1.0 && m->y >= -1.0 && m->y <= 1.0)) return false;
     if ((m->has & PXI_HAS_VX) && !(m->vx >= -MAX_VELOCITY && m->vx <= MAX_VELOCITY)) return false;
     if ((m->has & PXI_HAS_VY) && !(m->vy >= -MAX_VELOCITY && m->vy <= MAX_VELOCITY)) return false;
+    if ((m->has & PXI_HAS_YAW) && !(m->yaw >= -MAX_YAW && m->yaw <= MAX_YAW)) return false;
+    if ((m->has & PXI_HAS_VYAW) && !(m->vyaw >= -MAX_VELOCITY && m->vyaw <= MAX_VELOCITY)) return false;
     return true;
 }
 
@@ -53,8 +58,15 @@ static void handle_hello(struct px_client *c, const struct pxi_message *m)
                  c->address.sun_path, (long long)m->protocol, PX_PROTOCOL_VERSION, PXI_REFUSED_RETRY_MS / 1000);
         return;
     }
+    pxi_queue_subscribe(c, pxi_now_ns());
+}
+
+void pxi_queue_subscribe(struct px_client *c, int64_t now)
+{
     c->out_length = strlen(c->subscribe_line);
     c->out_sent = 0;
+    c->resubscribe = false;
+    if (c->phase == PXI_SUBSCRIBED) c->deadline_ns = now + (int64_t)PXI_HANDSHAKE_TIMEOUT_MS * 1000000;
     c->phase = PXI_SUBSCRIBING;
 }
 
@@ -65,6 +77,7 @@ static void handle_subscribed(struct px_client *c, const struct pxi_message *m)
     c->changed = true;
     c->subscribed_at_ns = pxi_now_ns();
     c->effective_rate = (m->has & PXI_HAS_RATE) ? m->rate : c->rate_hz;
+    c->heading_available = c->heading && (m->has & PXI_HAS_HEADING) && m->heading;
     c->error = 0;
     c->error_message[0] = '\0';
     c->logged_error = 0;
@@ -108,6 +121,7 @@ static void handle_line(struct px_client *c, const char *line, size_t length)
         if (m->has & PXI_HAS_SENSOR) c->state.sensor = m->sensor;
         if (m->has & PXI_HAS_REDUCE_MOTION) c->state.reduce_motion = m->reduce_motion;
         if (m->has & PXI_HAS_CALIBRATED) c->state.calibrated = m->calibrated;
+        if (m->has & PXI_HAS_HEADING) c->heading_available = c->heading && m->heading;
         c->changed = true;
         break;
     case PXI_MSG_OFFSET:
@@ -119,6 +133,14 @@ static void handle_line(struct px_client *c, const char *line, size_t length)
         c->latest.t_ns = m->t;
         c->latest.seq = m->seq;
         c->have_offset = true;
+        /* A yaw this client did not ask for is not offered; a frame without one has no heading. */
+        c->have_heading = c->heading && (m->has & PXI_HAS_YAW);
+        if (c->have_heading) {
+            c->latest_heading.yaw = pxi_wrap_angle(m->yaw);
+            c->latest_heading.vyaw = (m->has & PXI_HAS_VYAW) ? m->vyaw : 0.0;
+            c->latest_heading.t_ns = m->t;
+            c->latest_heading.seq = m->seq;
+        }
         c->changed = true;
         break;
     case PXI_MSG_ERROR:

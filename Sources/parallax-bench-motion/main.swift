@@ -118,17 +118,18 @@ struct Result {
 }
 
 /// Feeds `stream` to a fresh engine per run; the engine is made before the clock starts.
-func measure(_ stream: [Sample], settings: MotionSettings, runs: Int) -> Result {
+func measure(_ stream: [Sample], settings: MotionSettings, heading: Bool, runs: Int) -> Result {
     var result = Result()
     result.nsPerSample.reserveCapacity(runs)
     for _ in 0..<runs {
         var engine = MotionEngine(settings: settings)
+        engine.headingWanted = heading
         var frames = 0
         var checksum = 0.0
         let start = monotonicNanoseconds()
         for sample in stream {
             if engine.update(sample) != nil { frames += 1 }
-            checksum += engine.current.x
+            checksum += engine.current.x + engine.heading.yaw
         }
         let elapsed = monotonicNanoseconds() - start
         result.nsPerSample.append(Double(elapsed) / Double(stream.count))
@@ -160,18 +161,20 @@ func format(_ value: Double, decimals: Int = 1) -> String {
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 let combined = makeStream(count: options.samples, separate: false)
 let separate = makeStream(count: options.samples, separate: true)
-let scenarios: [(name: String, stream: [Sample], settings: MotionSettings)] = [
-    ("attitude mode, accel+gyro rows (defaults)", combined, MotionSettings()),
-    ("attitude mode, separate gyro/accel rows", separate, MotionSettings()),
+let scenarios: [(name: String, stream: [Sample], settings: MotionSettings, heading: Bool)] = [
+    ("attitude mode, accel+gyro rows (defaults)", combined, MotionSettings(), false),
+    ("attitude mode, separate gyro/accel rows", separate, MotionSettings(), false),
     ("attitude mode, lock off, rejection 10°", combined,
-     MotionSettings(directionalLock: false, accelerationRejection: 10 * Double.pi / 180)),
-    ("rate mode", combined, MotionSettings(mode: .rate)),
+     MotionSettings(directionalLock: false, accelerationRejection: 10 * Double.pi / 180), false),
+    ("rate mode", combined, MotionSettings(mode: .rate), false),
+    ("attitude mode, defaults, heading wanted", combined, MotionSettings(), true),
+    ("rate mode, heading wanted", combined, MotionSettings(mode: .rate), true),
 ]
 
 print("parallax-bench-motion: \(options.samples) samples at \(format(Stream.rateHz, decimals: 0)) Hz, "
     + "\(options.runs) runs per scenario")
 for scenario in scenarios {
-    let r = measure(scenario.stream, settings: scenario.settings, runs: options.runs)
+    let r = measure(scenario.stream, settings: scenario.settings, heading: scenario.heading, runs: options.runs)
     print("  \(scenario.name): median \(format(median(r.nsPerSample))) ns/sample "
         + "(min \(format(r.nsPerSample.min() ?? 0)), max \(format(r.nsPerSample.max() ?? 0))), "
         + "\(scenario.stream.count) samples → \(r.frames) frames [checksum \(format(r.checksum, decimals: 3))]")

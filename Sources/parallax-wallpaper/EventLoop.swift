@@ -21,13 +21,16 @@ final class EventLoop {
     var timeout: () -> Int32? = { nil }
     /// Runs after each wake-up's events were handled.
     var afterWakeup: () -> Void = {}
+    /// Runs on SIGHUP (read the scene again); the loop goes on.
+    var hangUp: () -> Void = {}
     private(set) var wakeups = 0
     private var running = true
     private let signals: Int32
 
     init(display: OpaquePointer) {
         self.display = display
-        // SIGTERM, SIGINT, SIGHUP end the loop cleanly (the compositor sees the surfaces go).
+        // SIGTERM and SIGINT end the loop cleanly (the compositor sees the surfaces go); SIGHUP
+        // reloads the scene.
         signals = plx_signalfd_standard()
     }
 
@@ -61,7 +64,17 @@ final class EventLoop {
                 wl_display_cancel_read(display)
             }
             guard wl_display_dispatch_pending(display) >= 0 else { return false }
-            if fds[1].revents != 0 { return true }
+            if fds[1].revents != 0 {
+                // Every signal queued since the last turn; any but SIGHUP ends the loop.
+                var hangUps = 0
+                while true {
+                    let signal = plx_signalfd_read(signals)
+                    if signal < 0 { break }
+                    if signal != SIGHUP { return true }
+                    hangUps += 1
+                }
+                if hangUps > 0 { hangUp() }
+            }
             for (index, source) in extra.enumerated() where fds[index + 2].revents != 0 {
                 source.ready(fds[index + 2].revents)
             }

@@ -18,11 +18,20 @@ final class OutputView {
         smoother = OffsetSmoother(timeConstant: smoothing)
     }
 
-    /// (Re)subscribes with `rotation` unless the subscription already has it; nil path = default.
-    func subscribe(path: String?, rate: Int, rotation: Int, log: @escaping (String) -> Void) {
-        if let subscriber, subscriber.rotation == rotation { return }
+    /// The output's rotation the subscription was made with.
+    private(set) var rotation = 0
+    private var subscribedRate = 0
+    private var subscribedHeading = false
+
+    /// (Re)subscribes unless the subscription already has this rotation, rate and heading; nil
+    /// path = default. `heading`: frames also carry the yaw (a scene with a panorama).
+    func subscribe(path: String?, rate: Int, rotation: Int, heading: Bool, log: @escaping (String) -> Void) {
+        if subscriber != nil, self.rotation == rotation, subscribedRate == rate, subscribedHeading == heading { return }
+        self.rotation = rotation
+        subscribedRate = rate
+        subscribedHeading = heading
         do {
-            let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation)
+            let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation, heading: heading)
             subscriber.log = { _, message in log(message) }
             self.subscriber = subscriber
         } catch {
@@ -31,6 +40,15 @@ final class OutputView {
     }
 
     func unsubscribe() { subscriber = nil }
+
+    /// A reloaded scene's Smoothing=.
+    func setSmoothing(_ timeConstant: Double) {
+        guard timeConstant != smoother.timeConstant else { return }
+        smoother = OffsetSmoother(timeConstant: timeConstant)
+    }
+
+    /// Draws again (a new scene) even though the offset did not change.
+    func redraw() { surface.requestRedraw() }
 
     /// The offset the daemon says now (live subscription, sensor working); nil means the centre:
     /// without a daemon, once it is gone, or in reduce motion the picture rests centred.
@@ -42,7 +60,7 @@ final class OutputView {
     }
 
     /// The offset for a frame shown at `shownAt` (ns): predicted from the newest frame's velocity,
-    /// then smoothed.
+    /// then smoothed (x, y and, when subscribed with heading, the yaw).
     func offsetForFrame(at shownAt: Int64) -> ParallaxOffset {
         let input = liveOffset
         lastInput = input

@@ -50,7 +50,7 @@ final class PanelBlur {
         varying vec2 v_uv;
         void main() { v_uv = a_corner; gl_Position = vec4(a_corner * 2.0 - 1.0, 0.0, 1.0); }
         """
-    private static let blurFragment = SceneRenderer.precision + """
+    private static let blurFragment = ScenePrograms.precision + """
         uniform sampler2D u_source;
         uniform vec2 u_step;
         uniform float u_weights[\(maximumTaps + 1)];
@@ -64,7 +64,7 @@ final class PanelBlur {
             gl_FragColor = sum;
         }
         """
-    private static let panelFragment = SceneRenderer.precision + """
+    private static let panelFragment = ScenePrograms.precision + """
         uniform sampler2D u_blurred;
         uniform vec2 u_origin;
         uniform vec2 u_size;
@@ -80,7 +80,7 @@ final class PanelBlur {
         blurStep = blurProgram.uniform("u_step")
         blurWeights = blurProgram.uniform("u_weights")
         blurSource = blurProgram.uniform("u_source")
-        panelProgram = try GLProgram(vertex: SceneRenderer.vertexShader, fragment: Self.panelFragment)
+        panelProgram = try GLProgram(vertex: ScenePrograms.vertexShader, fragment: Self.panelFragment)
         panelMatrix = panelProgram.uniform("u_matrix")
         panelRect = panelProgram.uniform("u_rect")
         panelOrigin = panelProgram.uniform("u_origin")

@@ -1,38 +1,64 @@
 // Ties the pieces together: one OutputView per output (or the window), the renderer shared by
-// all, reduce motion from its three sources, and the loop.
+// all, reduce motion from its three sources, the loop, and SIGHUP: the scene is read again and,
+// when it is usable, replaces the one shown from the next frame on (its images are decoded and
+// uploaded before the swap, so no frame is ever blank or partial); a scene with errors is refused
+// with file:line messages and the old one stays.
 
 import CWayland
 import ParallaxClient
 import ParallaxWallpaper
 import Glibc
 
+/// Why the wallpaper could not start.
+enum StartFailure: Error {
+    case compositor(WaylandError)
+    /// The scene's images could not be read (file:line messages).
+    case scene([SceneIssue])
+}
+
 final class WallpaperApp {
     private let options: WallpaperCommandLine
-    private let scene: Scene
+    private var scene: Scene
     private let client: WaylandClient
     private let egl: EGLRenderContext
-    private let renderer: SceneRenderer
+    private var renderer: SceneRenderer
+    private var programs: ScenePrograms?
+    private let textureLimit: Int
+    /// The outputs the scene's images were decoded for (an output larger than all of them makes
+    /// the images decode again, sharper).
+    private var decodedFor: [OutputGeometry]
     private let loop: EventLoop
     private var views: [ObjectIdentifier: OutputView] = [:]
     private var windowView: OutputView?
-    private let desktop: DesktopMotionPreference?
+    private var desktop: DesktopMotionPreference?
     private var framesOfClosedViews = 0
 
-    init(options: WallpaperCommandLine, scene: Scene, images: [LoadedImage]) throws(WaylandError) {
+    init(options: WallpaperCommandLine, scene: Scene) throws(StartFailure) {
         self.options = options
         self.scene = scene
-        client = try WaylandClient(displayName: nil)
-        egl = try EGLRenderContext(wayland: client.display)
-        renderer = try SceneRenderer(scene: scene, images: images)
+        do {
+            client = try WaylandClient(displayName: nil)
+            egl = try EGLRenderContext(wayland: client.display)
+        } catch {
+            throw .compositor(error)
+        }
+        textureLimit = ScenePrograms.maximumTextureSize()
+        decodedFor = client.outputs.compactMap(\.geometry)
+        let loaded = ImageSet.load(scene: scene, file: options.scenePath, outputs: decodedFor, textureLimit: textureLimit)
+        guard loaded.errors.isEmpty else { throw .scene(loaded.errors) }
+        renderer = SceneRenderer(scene: scene, images: loaded.images)
         loop = EventLoop(display: client.display)
-        // The desktop's preference matters only when the scene leaves it to the system.
-        desktop = scene.reduceMotion == .system ? DesktopMotionPreference(log: Self.log) : nil
-        desktop?.changed = { [weak self] in self?.reduceMotionChanged() }
+        loop.hangUp = { [weak self] in self?.reload() }
+        makeDesktopPreference()
         client.outputsChanged = { [weak self] in self?.syncOutputs() }
         loop.sources = { [weak self] in self?.loopSources() ?? [] }
         loop.timeout = { [weak self] in self?.desktop?.timeoutMilliseconds }
         if options.window {
-            try makeWindow()
+            do {
+                try makeWindow()
+            } catch {
+                throw .compositor(error)
+            }
         }
         syncOutputs()
         if !options.window && views.isEmpty {
@@ -72,16 +98,24 @@ final class WallpaperApp {
         return ok ? 0 : 1
     }
 
+    /// The desktop's preference matters only when the scene leaves reduce motion to the system.
+    private func makeDesktopPreference() {
+        guard desktop == nil, scene.reduceMotion == .system else { return }
+        desktop = DesktopMotionPreference(log: Self.log)
+        desktop?.changed = { [weak self] in self?.reduceMotionChanged() }
+    }
+
     private func makeView(role: WallpaperSurface.Role, rotation: Int) throws(WaylandError) -> OutputView {
         let surface = try WallpaperSurface(client: client, egl: egl, role: role)
         let view = OutputView(surface: surface, smoothing: scene.smoothing) { [weak self] in self?.reduceMotion ?? false }
         let stats = options.stats
         surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
-            guard let self else { return }
+            guard let self, let programs = preparedPrograms() else { return }
             let offset = view.offsetForFrame(at: shownAt)
-            renderer.draw(width: width, height: height, scale: scale, offset: offset)
+            let yaw = offset.yaw     // nil: no heading (no gyroscope, no daemon, reduce motion)
+            renderer.draw(width: width, height: height, scale: scale, offset: offset, yaw: yaw, programs: programs)
             if stats {
-                Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)")
+                Self.log("frame \(surface.framesDrawn + 1) \(width)x\(height) x=\(offset.x) y=\(offset.y)" + (yaw.map { " yaw=\($0)" } ?? ""))
             }
         }
         surface.afterFrame = { [weak self, unowned view, unowned surface] in
@@ -90,11 +124,71 @@ final class WallpaperApp {
             }
             view.update()
         }
-        if scene.reduceMotion != .on {
-            view.subscribe(path: options.socket, rate: scene.rate, rotation: rotation, log: Self.log)
-        }
+        subscribe(view, rotation: rotation)
         view.update()
         return view
+    }
+
+    /// Subscribes `view` as the scene wants (rate, heading), or not at all with ReduceMotion=on.
+    private func subscribe(_ view: OutputView, rotation: Int) {
+        if scene.reduceMotion == .on {
+            view.unsubscribe()
+        } else {
+            view.subscribe(path: options.socket, rate: scene.rate, rotation: rotation, heading: scene.wantsHeading, log: Self.log)
+        }
+    }
+
+    /// The GL programs, compiled on the first frame (a surface is current then).
+    private func preparedPrograms() -> ScenePrograms? {
+        if let programs { return programs }
+        do {
+            programs = try ScenePrograms()
+        } catch {
+            Self.log(error.description)
+        }
+        return programs
+    }
+
+    /// SIGHUP: reads the scene file again and shows it from the next frame, or keeps the old one.
+    private func reload() {
+        let path = options.scenePath
+        let load = SceneParser.load(path: path)
+        for warning in load.warnings { Self.log("warning: \(warning)") }
+        guard load.errors.isEmpty else {
+            refuse(load.errors, path: path)
+            return
+        }
+        guard show(load.scene, path: path) else { return }
+        Self.log("SIGHUP: showing \(path) again (\(load.scene.items.count) layers, meshes and panels)")
+    }
+
+    /// Decodes the scene's images for the outputs there are and swaps it in; false (and the old
+    /// scene kept) when an image cannot be read.
+    @discardableResult
+    private func show(_ newScene: Scene, path: String) -> Bool {
+        let outputs = client.outputs.compactMap(\.geometry)
+        let loaded = ImageSet.load(scene: newScene, file: path, outputs: outputs, textureLimit: textureLimit)
+        guard loaded.errors.isEmpty else {
+            refuse(loaded.errors, path: path)
+            return false
+        }
+        // The old renderer's textures go with it; the new ones are uploaded already, so the next
+        // frame of every output is the whole new scene.
+        renderer = SceneRenderer(scene: newScene, images: loaded.images)
+        scene = newScene
+        decodedFor = outputs
+        makeDesktopPreference()
+        for view in allViews {
+            view.setSmoothing(scene.smoothing)
+            subscribe(view, rotation: view.rotation)
+            view.redraw()
+        }
+        return true
+    }
+
+    private func refuse(_ problems: [SceneIssue], path: String) {
+        for problem in problems { Self.log(problem.description) }
+        Self.log("SIGHUP: \(path) has errors; still showing the previous scene")
     }
 
     private func makeWindow() throws(WaylandError) {
@@ -106,6 +200,7 @@ final class WallpaperApp {
     /// Makes a background surface for each output that should have one, drops those whose output
     /// went away, and resubscribes where an output's rotation changed.
     private func syncOutputs() {
+        decodeForNewOutputs()
         guard !options.window else { return }
         let wanted = client.outputs.filter { $0.isReady && (options.output == nil || $0.name == options.output) }
         let wantedIDs = Set(wanted.map(ObjectIdentifier.init))
@@ -117,9 +212,7 @@ final class WallpaperApp {
             let id = ObjectIdentifier(output)
             if let view = views[id] {
                 view.surface.setScale(output.scale)
-                if scene.reduceMotion != .on {
-                    view.subscribe(path: options.socket, rate: scene.rate, rotation: output.rotationDegrees, log: Self.log)
-                }
+                subscribe(view, rotation: output.rotationDegrees)
                 view.update()
                 continue
             }
@@ -135,6 +228,14 @@ final class WallpaperApp {
                 loop.stop()
             }
         }
+    }
+
+    /// An output larger than every one the images were decoded for: decode them again for it.
+    private func decodeForNewOutputs() {
+        let larger = client.outputs.compactMap(\.geometry).contains { output in
+            !decodedFor.contains { $0.width >= output.width && $0.height >= output.height && $0.scale >= output.scale }
+        }
+        if larger { show(scene, path: options.scenePath) }
     }
 
     private func reduceMotionChanged() {

@@ -3,6 +3,7 @@
 // each batch of changes.
 
 import CWayland
+import ParallaxWallpaper
 
 final class WaylandOutput {
     let proxy: OpaquePointer
@@ -51,6 +52,15 @@ final class WaylandOutput {
         case WL_OUTPUT_TRANSFORM_270, WL_OUTPUT_TRANSFORM_FLIPPED_270: return 270
         default: return 0
         }
+    }
+
+    /// The output's picture in buffer pixels (the mode, turned by the transform) and its scale; nil
+    /// before the compositor said its mode.
+    var geometry: OutputGeometry? {
+        guard isReady, modeWidth > 0, modeHeight > 0 else { return nil }
+        let turned = rotationDegrees % 180 != 0
+        return OutputGeometry(width: Double(turned ? modeHeight : modeWidth), height: Double(turned ? modeWidth : modeHeight),
+                              scale: Double(scale))
     }
 
     func release() {

@@ -24,6 +24,9 @@ struct MonitorCommand: ParsableCommand {
     @Flag(help: "Print the daemon's JSON lines as they arrive.")
     var json = false
 
+    @Flag(help: "Ask for the heading too and show yaw (degrees about the world's vertical) and its rate.")
+    var heading = false
+
     func validate() throws {
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be a positive number of Hz") }
         if let rotation, !ProtocolConstants.rotations.contains(rotation) {
@@ -39,7 +42,7 @@ struct MonitorCommand: ParsableCommand {
             connection = try ParallaxConnection(path: path)
             // Ctrl-C, SIGTERM and a closed stdout end the loop below instead of killing the process.
             try connection.interruptOnTerminationSignals()
-            try connection.send(ClientRequest(.subscribe(rate: rate, rotation: rotation)))
+            try connection.send(ClientRequest(.subscribe(rate: rate, rotation: rotation, heading: heading ? true : nil)))
         } catch {
             throw reportClientError(error)
         }
@@ -64,20 +67,27 @@ struct MonitorCommand: ParsableCommand {
         }
     }
 
+    static let degreesPerRadian = 180 / Double.pi
+
     /// One readable line per message; nil for messages not worth a line.
     static func describe(_ message: ServerMessage, path: String) -> String? {
         switch message {
         case .hello(let maxRate):
             return "connected to \(path) (up to \(maxRate) Hz)"
-        case .subscribed(let rate, let rotation, _):
-            return "subscribed at \(rate) Hz, rotation \(rotation)°"
-        case .state(let sensor, let reduceMotion, let calibrated):
+        case .subscribed(let rate, let rotation, let heading, _):
+            let yaw = heading.map { $0 ? ", heading" : ", no heading (no gyroscope)" } ?? ""
+            return "subscribed at \(rate) Hz, rotation \(rotation)°\(yaw)"
+        case .state(let sensor, let reduceMotion, let calibrated, let heading):
             return "state  sensor \(sensor.rawValue)  reduce motion \(reduceMotion ? "on" : "off")"
                 + "  \(calibrated ? "calibrated" : "not calibrated")"
-        case .offset(let seq, let t, let x, let y, _, _):
+                + (heading.map { $0 ? "  heading" : "  no heading" } ?? "")
+        case .offset(let seq, let t, let x, let y, _, _, let heading):
             let decimals = ProtocolConstants.offsetDecimals
-            return "seq \(seq)  t \(TextFormat.seconds(nanoseconds: t)) s  x \(TextFormat.signed(x, decimals: decimals))"
+            let line = "seq \(seq)  t \(TextFormat.seconds(nanoseconds: t)) s  x \(TextFormat.signed(x, decimals: decimals))"
                 + "  y \(TextFormat.signed(y, decimals: decimals))  x\(TextFormat.gauge(x)) y\(TextFormat.gauge(y))"
+            guard let heading else { return line }
+            return line + "  yaw \(TextFormat.signed(heading.yaw * degreesPerRadian, decimals: 1))°"
+                + "  \(TextFormat.signed(heading.vyaw * degreesPerRadian, decimals: 1))°/s"
         case .unsubscribed:
             return "unsubscribed"
         case .status, .ok, .error, .calibration:

@@ -11,11 +11,12 @@ import ParallaxProtocol
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
-        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"vx\",\"vy\",\"q\"} per sample.",
+        abstract: "Run the motion engine over a trace file and print {\"t\",\"x\",\"y\",\"vx\",\"vy\",\"yaw\",\"vyaw\",\"q\"} per sample.",
         discussion: """
             One line per trace row: t (the row's ns), x and y (the offset after that row, in the \
-            output's axes), vx and vy (their rates of change, offset units per second), q (the \
-            attitude, device→earth, earth Z up, as [w, x, y, z]).
+            output's axes), vx and vy (their rates of change, offset units per second), yaw and \
+            vyaw (the heading about the world's vertical, rad and rad/s, the same in every \
+            rotation), q (the attitude, device→earth, earth Z up, as [w, x, y, z]).
             """)
 
     @Argument(help: "A trace file (t_ns,ax,ay,az,gx,gy,gz).")
@@ -30,6 +31,8 @@ struct SimulateCommand: ParsableCommand {
     /// Digits after the point: offsets to 1e-6 (far below what a client can see), quaternion
     /// components to 1e-8 (≈ 1e-6° of attitude) so oracle comparisons are not limited by printing.
     static let offsetDecimals = 6
+    /// Yaw to 1e-6 rad (6e-5°), for the same reason.
+    static let headingDecimals = 6
     static let quaternionDecimals = 8
 
     func validate() throws {
@@ -51,7 +54,8 @@ struct SimulateCommand: ParsableCommand {
             settings = load.config.motion
         }
         var engine = MotionEngine(settings: settings)
-        var writer = JSONLineWriter(capacity: 160)
+        engine.headingWanted = true  // yaw is printed on every line
+        var writer = JSONLineWriter(capacity: 224)
         do {
             let reader = try TraceReader(path: trace)
             while let sample = try reader.next() {
@@ -66,6 +70,8 @@ struct SimulateCommand: ParsableCommand {
                 writer.key("y"); writer.fixed(o.y, decimals: Self.offsetDecimals)
                 writer.key("vx"); writer.fixed(v.x, decimals: Self.offsetDecimals)
                 writer.key("vy"); writer.fixed(v.y, decimals: Self.offsetDecimals)
+                writer.key("yaw"); writer.fixed(engine.heading.yaw, decimals: Self.headingDecimals)
+                writer.key("vyaw"); writer.fixed(engine.heading.rate, decimals: Self.headingDecimals)
                 writer.key("q")
                 writer.beginArray()
                 for c in [q.w, q.x, q.y, q.z] { writer.fixed(c, decimals: Self.quaternionDecimals) }

@@ -172,14 +172,16 @@ final class FakeConnection {
 
     /// The protocol's handshake as parallaxd does it: hello, read subscribe, subscribed + state.
     /// Returns the subscribe line the client sent.
-    func handshake(pumping subscriber: ParallaxSubscriber, grantedRate: Int? = nil) -> String? {
+    /// `heading`: the `subscribed` reply and the state line say this (nil: neither has the field).
+    func handshake(pumping subscriber: ParallaxSubscriber, grantedRate: Int? = nil, heading: Bool? = nil) -> String? {
         send(#"{"type":"hello","protocol":1,"server":"parallaxd","version":"0.1.0","max_rate":60}"# + "\n", pumping: subscriber)
         guard let line = readLine(pumping: subscriber) else { return nil }
         let rate = grantedRate ?? Int(Self.number("rate", in: line) ?? 0)
         let rotation = Int(Self.number("rotation", in: line) ?? 0)
+        let flag = heading.map { #","heading":\#($0)"# } ?? ""
         send(
-            #"{"type":"subscribed","rate":\#(rate),"rotation":\#(rotation)}"# + "\n"
-                + #"{"type":"state","sensor":"ok","reduce_motion":false,"calibrated":true}"# + "\n",
+            #"{"type":"subscribed","rate":\#(rate),"rotation":\#(rotation)\#(flag)}"# + "\n"
+                + #"{"type":"state","sensor":"ok","reduce_motion":false,"calibrated":true\#(flag)}"# + "\n",
             pumping: subscriber)
         return line
     }

@@ -48,10 +48,12 @@ import Testing
             [Sensor]
             Rate=abc
             Source=replay:/tmp/x.csv
+            Capture=polled
             """)
         #expect(load.config.motion.mode == .rate)
         #expect(abs(load.config.motion.saturationAngle - .pi / 4) < 1e-12)
         #expect(load.config.source == .replay(path: "/tmp/x.csv"))
+        #expect(load.config.capture == .polled && load.config.iioSettings.capture == .polled)
         #expect(load.errors.map(\.line) == [5, 7])
         #expect(load.errors.first?.description.hasPrefix("test.conf:5: [Motion] Recenter=banana") == true)
     }
@@ -65,7 +67,7 @@ import Testing
     @Test(arguments: [
         "[Sensor]\nRate=0", "[Sensor]\nSource=usb", "[Motion]\nMode=wobble", "[Daemon]\nSocket=relative.sock",
         "[Sensor]\nAccelMountMatrix=0, 0, 0; 0, 1, 0; 0, 0, 1", "[Access]\nMaxRate=-3", "[Daemon]\nLogLevel=loud",
-        "[Motion]\nSaturationAngle=1,5",
+        "[Motion]\nSaturationAngle=1,5", "[Sensor]\nCapture=mmap",
     ])
     func refusesBadValues(text: String) {
         #expect(parse(text).errors.count == 1)

@@ -10,6 +10,7 @@ import Testing
 @Suite struct CommandRouterTests {
     final class RecordingEffects: CommandEffects {
         var log: [String] = []
+        var headingAvailable = true
 
         func reply(_ line: [UInt8], to client: ClientConnection) { log.append("reply \(text(line))") }
         func reject(_ error: ProtocolError, from client: ClientConnection) {

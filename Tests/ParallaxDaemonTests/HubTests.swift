@@ -27,7 +27,7 @@ import Testing
 
         func offsets(for client: Int) -> [(seq: UInt64, x: Double, y: Double)] {
             lines.compactMap { line in
-                guard line.client == client, case .offset(let seq, _, let x, let y, _, _) = line.message else { return nil }
+                guard line.client == client, case .offset(let seq, _, let x, let y, _, _, _) = line.message else { return nil }
                 return (seq, x, y)
             }
         }
@@ -129,8 +129,8 @@ import Testing
         hub.broadcast(ServerMessage.state(sensor: .none, reduceMotion: true, calibrated: false).encode())
         for id in 1...3 {
             let mine = output.lines.filter { $0.client == id }.map(\.message)
-            guard mine.count >= 2, case .offset(let seq, _, let x, let y, let vx, let vy) = mine[mine.count - 2],
-                  case .state(_, true, _) = mine[mine.count - 1] else {
+            guard mine.count >= 2, case .offset(let seq, _, let x, let y, let vx, let vy, _) = mine[mine.count - 2],
+                  case .state(_, true, _, _) = mine[mine.count - 1] else {
                 Issue.record("client \(id): not the (0, 0) frame then the state line: \(mine)")
                 continue
             }

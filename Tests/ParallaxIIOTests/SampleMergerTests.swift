@@ -173,11 +173,13 @@ import Testing
 
 /// At rest: HID hubs at the hub, other devices slowed down (IIOBufferedDriver+Rest.swift).
 @Suite struct StreamRestTests {
-    @Test func aHubRestsAtTheRequestRateWithOneScanPerWakeUp() {
+    @Test func aHubRestsAtItsReportIntervalSilentBelowItsSensitivity() {
+        // The interval stays: the first change beyond the raised sensitivity is reported within
+        // one full-rate interval. The pace is the most the loop may hear while still.
         let plan = StreamRest.choose(offered: [[]], activeRates: [100], activeRate: 100, atHub: true,
                                      request: RestRequest(), wakesThroughDescriptor: true)
         #expect(plan.atHub)
-        #expect(plan.rates == [6.25])
+        #expect(plan.rates == [nil])
         #expect(plan.pace == RestPace(rate: 6.25, samplesPerWake: 1, wakesThroughDescriptor: true))
     }
 

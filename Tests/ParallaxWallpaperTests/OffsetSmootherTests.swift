@@ -39,4 +39,28 @@ import Glibc
         }
         #expect(abs(after(0.3, frames: 18) - after(0.3, frames: 36)) < 1e-9)
     }
+
+    @Test func theYawIsSmoothedTheShorterWayRoundAndSettles() {
+        var smoother = OffsetSmoother(timeConstant: 0.1)
+        _ = smoother.advance(toward: ParallaxOffset(x: 0, y: 0, yaw: 3.0), at: 0)
+        // From 3.0 to −3.0 rad is 0.283 rad forward across ±π, not 6 rad back.
+        let target = ParallaxOffset(x: 0, y: 0, yaw: -3.0)
+        let shown = smoother.advance(toward: target, at: 100_000_000)
+        let gap = 2 * Double.pi - 6.0
+        #expect(abs(remainder(shown.yaw! - (3.0 + gap * (1 - exp(-1))), 2 * .pi)) < 1e-12)
+        #expect(!smoother.isSettled)
+        var time: Int64 = 100_000_000
+        var last = shown
+        while !smoother.isSettled && time < 5_000_000_000 {
+            time += 16_666_667
+            last = smoother.advance(toward: target, at: time)
+        }
+        #expect(smoother.isSettled && last.yaw == -3.0)
+        // Without a time constant, or when the heading first appears, it is shown at once.
+        var plain = OffsetSmoother(timeConstant: 0)
+        #expect(plain.advance(toward: target, at: 0).yaw == -3.0)
+        var fresh = OffsetSmoother(timeConstant: 0.1)
+        _ = fresh.advance(toward: .zero, at: 0)
+        #expect(fresh.advance(toward: target, at: 1_000_000).yaw == -3.0)
+    }
 }

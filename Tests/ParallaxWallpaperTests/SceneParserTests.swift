@@ -81,3 +81,89 @@ import Testing
         #expect(throws: SceneValueError.self) { try SceneValues.number("nan", in: -1...1) }
     }
 }
+
+@Suite struct PanoramaAndMeshParserTests {
+    private func parse(_ text: String) -> SceneLoad { SceneParser.parse(text, file: "/scenes/test.conf") }
+
+    @Test func readsPanoramaAndMeshLayers() {
+        let load = parse("""
+            [Scene]
+            EyeDistance=2000
+            [Layer pano]
+            FieldOfView=90
+            Image=pano.jpg
+            Panorama=360
+            Depth=-20
+            [Mesh card]
+            Image=card.png
+            Depths=12,-12
+            Grid=2x1
+            Turn=10,-10
+            Rect=100,100,400,200
+            """)
+        #expect(load.errors.isEmpty, "\(load.errors)")
+        #expect(load.warnings.isEmpty, "\(load.warnings)")
+        let scene = load.scene
+        #expect(scene.layers[0].panorama == Panorama(degrees: 360, fieldOfView: 90))
+        #expect(scene.wantsHeading)
+        #expect(scene.eyeDistance == 2000)
+        guard case .mesh(let mesh) = scene.items[1] else {
+            Issue.record("no mesh")
+            return
+        }
+        #expect(mesh.columns == 2 && mesh.rows == 1)
+        #expect(mesh.depths == [12, -12] && mesh.turns == [10, -10])
+        #expect(mesh.rect == LogicalRect(x: 100, y: 100, width: 400, height: 200))
+        #expect(mesh.image == "/scenes/card.png")
+        #expect(scene.pictures.map(\.label) == ["[Layer pano]", "[Mesh card]"])
+    }
+
+    @Test func eachMistakeNamesItsLine() {
+        let load = parse("""
+            [Layer a]
+            Image=a.png
+            Panorama=20
+            [Layer b]
+            Image=b.png
+            Panorama=90
+            FieldOfView=200
+            [Mesh c]
+            Image=c.png
+            Grid=3x0
+            [Mesh d]
+            Image=d.png
+            Grid=2x2
+            Depths=1,2,3
+            Turn=1,2,3,4,5
+            """)
+        #expect(load.errors.map(\.line) == [3, 7, 10, 14, 15], "\(load.errors)")
+        #expect(load.errors[0].message.contains("Panorama=20") && load.errors[0].message.contains("30…360"))
+        #expect(load.errors[1].message.contains("10…180"))
+        #expect(load.errors[2].message.contains("at least 1 column and 1 row"))
+        #expect(load.errors[3].message.contains("Depths= has 3 values; Grid=2x2 has 4 pieces"))
+        #expect(load.errors[4].message.contains("Turn= has 5 values"))
+        #expect(load.errors.allSatisfy { $0.description.hasPrefix("/scenes/test.conf:") })
+    }
+
+    @Test func panoramasAndDepthsBelongToTheFlatCamera() {
+        let load = parse("""
+            [Scene]
+            Camera=perspective
+            [Layer pano]
+            Image=p.jpg
+            Panorama=180
+            [Mesh m]
+            Image=m.png
+            Depths=4
+            Z=-100
+            """)
+        #expect(load.errors.map(\.line) == [5, 8])
+        #expect(load.errors[1].message.hasPrefix("Depths= is for Camera=flat"))
+    }
+
+    @Test func aMeshWithoutImageIsAnErrorAndFieldOfViewAloneAWarning() {
+        let load = parse("[Mesh m]\nGrid=1x1\n[Layer l]\nImage=l.png\nFieldOfView=50\n")
+        #expect(load.errors.map(\.line) == [1])
+        #expect(load.warnings.map(\.line) == [5])
+    }
+}

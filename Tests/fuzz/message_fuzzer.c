@@ -40,6 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (m.has & PXI_HAS_Y) check(isfinite(m.y), "y is not finite");
         if (m.has & PXI_HAS_VX) check(isfinite(m.vx), "vx is not finite");
         if (m.has & PXI_HAS_VY) check(isfinite(m.vy), "vy is not finite");
+        if (m.has & PXI_HAS_YAW) check(isfinite(m.yaw), "yaw is not finite");
+        if (m.has & PXI_HAS_VYAW) check(isfinite(m.vyaw), "vyaw is not finite");
         check(memchr(m.code, '\0', sizeof m.code) != NULL, "code is not terminated");
         check(memchr(m.message, '\0', sizeof m.message) != NULL, "message is not terminated");
         for (const unsigned char *p = (const unsigned char *)m.message; *p; p++) {

@@ -139,6 +139,22 @@ def test_installed_units_verify(workdir, bin_dir):
     assert out.returncode == 0 and not (out.stdout + out.stderr).strip(), out.stdout + out.stderr
 
 
+def test_installed_user_unit_verifies(workdir, bin_dir):
+    """parallax-wallpaper's user unit as a user manager reads it (installed under a private prefix so
+    its ExecStart= names an existing program; systemd-analyze takes no --root with --user)."""
+    tool = shutil.which('systemd-analyze')
+    if tool is None:
+        pytest.skip('systemd-analyze missing')
+    prefix = os.path.join(workdir, 'usr')
+    make('install-files', 'PREFIX=' + prefix, 'SYSCONFDIR=' + os.path.join(workdir, 'etc'), 'BUILT_BINDIR=' + bin_dir)
+    runtime = os.path.join(workdir, 'runtime')
+    os.mkdir(runtime, 0o700)
+    out = subprocess.run([tool, 'verify', '--user', '--man=no',
+                          os.path.join(prefix, 'lib/systemd/user/parallax-wallpaper.service')],
+                         env=dict(os.environ, XDG_RUNTIME_DIR=runtime), capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and not (out.stdout + out.stderr).strip(), out.stdout + out.stderr
+
+
 def test_install_keeps_an_edited_config_and_uninstall_cleans_up(workdir, bin_dir):
     dest = os.path.join(workdir, 'dest')
     args = ['DESTDIR=' + dest, 'PREFIX=/usr', 'BUILT_BINDIR=' + bin_dir]

@@ -89,8 +89,9 @@ def iio_buffer(lab, name, count=0, enable=False, disable=False, timeout=10):
 class Daemon:
     """parallaxd (host-built, .build/debug) running in the guest with --source iio:local:."""
 
-    def __init__(self, lab, directory, settings=()):
+    def __init__(self, lab, directory, settings=(), binary=None):
         self.lab = lab
+        self.binary = binary
         self.dir = directory
         self.settings = list(settings)
         self.socket = f'{directory}/parallaxd.sock'
@@ -99,6 +100,8 @@ class Daemon:
 
     def start(self, wait_ready=True):
         argv = ['python3', PLXRUN, 'daemon', '--dir', self.dir] + [a for s in self.settings for a in ('--set', s)]
+        if self.binary:
+            argv += ['--bin', self.binary]
         info = guest_json(self.lab, argv + ([] if wait_ready else ['--no-wait']), timeout=90)
         self.pid, self.ready_ns, self.info = info['pid'], info.get('ready_ns'), info
         return info

@@ -59,9 +59,9 @@ def probes(staged, workdir, request):
     and no descriptor left open (px_client_free must close the client's socket)."""
     started = []
 
-    def start(path, rate=60, rotation=0, valgrind=False, env=None):
+    def start(path, rate=60, rotation=0, valgrind=False, env=None, heading=False):
         p = libpx.Probe(staged.probe, staged, path, rate, rotation, valgrind=valgrind, env=env,
-                        workdir=workdir if valgrind else None)
+                        workdir=workdir if valgrind else None, heading=heading)
         started.append(p)
         return p
 

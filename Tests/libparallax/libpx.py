@@ -93,9 +93,12 @@ def stage(root, build_dir):
 class Probe:
     """probe.c as a child process: its JSON events in order, commands on its stdin."""
 
-    def __init__(self, binary, staged, socket_path, rate=60, rotation=0, valgrind=False, env=None, workdir=None):
+    def __init__(self, binary, staged, socket_path, rate=60, rotation=0, valgrind=False, env=None, workdir=None,
+                 heading=False):
         self.valgrind_log = os.path.join(workdir, 'valgrind.log') if (valgrind and workdir) else None
         argv = [binary, socket_path if socket_path is not None else '-', str(rate), str(rotation)]
+        if heading:
+            argv.append('heading')
         if valgrind:
             argv = VALGRIND + ['--log-file=' + self.valgrind_log] + argv
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -1,7 +1,7 @@
 /*
  * probe.c — a libparallax client driven by the pytest suite in this folder (test_*.py).
  *
- *     probe SOCKET|- RATE ROTATION
+ *     probe SOCKET|- RATE ROTATION [heading]
  *
  * Runs the loop a compositor would run (poll on px_client_fd with px_client_timeout_ms, dispatch)
  * and reports on stdout, one JSON object per line:
@@ -10,7 +10,9 @@
  *   {"event":"log","level":L,"message":M}   each message of the library's log callback
  *   {"event":"paused"} / {"event":"resumed", ...} / {"event":"status", ...}
  * Commands on stdin, one a line: "pause" (stop watching the client's descriptor), "resume"
- * (one dispatch, then watch again), "status", "quit" (or end of input): free the client, exit 0.
+ * (one dispatch, then watch again), "heading on" / "heading off" (px_client_set_heading), "status",
+ * "quit" (or end of input): free the client, exit 0. A fourth argument "heading" asks for the
+ * heading right after px_client_new.
  * "-" as SOCKET passes NULL (so $PARALLAXD_SOCKET or the system path applies).
  * The locale comes from the environment (setlocale(LC_ALL, "")), so a test can run it under a
  * decimal-comma LC_NUMERIC; the numbers it prints are written in the C locale.
@@ -71,6 +73,13 @@ static void emit_client(px_client *c)
              o.x, o.y, o.vx, o.vy, (long long)o.t_ns, (unsigned long long)o.seq);
     else
         emit(",\"offset\":null");
+    px_heading h;
+    emit(",\"heading_available\":%s", px_client_heading_available(c) ? "true" : "false");
+    if (px_client_heading(c, &h))
+        emit(",\"heading\":{\"yaw\":%.17g,\"vyaw\":%.17g,\"t\":%lld,\"seq\":%llu}", h.yaw, h.vyaw,
+             (long long)h.t_ns, (unsigned long long)h.seq);
+    else
+        emit(",\"heading\":null");
 }
 
 static void end_line(void)
@@ -97,8 +106,8 @@ static int dispatch(px_client *c)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: probe SOCKET|- RATE ROTATION\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "heading") == 0)) {
+        fprintf(stderr, "usage: probe SOCKET|- RATE ROTATION [heading]\n");
         return 2;
     }
     setlocale(LC_ALL, "");
@@ -113,6 +122,7 @@ int main(int argc, char **argv)
         return 0;
     }
     px_client_set_log(c, on_log, NULL);
+    if (argc == 5 && px_client_set_heading(c, true) != 0) return 1;
     emit("{\"event\":\"start\",\"decimal_point\":");
     emit_string(localeconv()->decimal_point);
     emit_client(c);
@@ -154,6 +164,10 @@ int main(int argc, char **argv)
             int ret = dispatch(c);
             watching = 1;
             emit("{\"event\":\"resumed\",\"ret\":%d", ret);
+            emit_client(c);
+        } else if (strcmp(command, "heading on") == 0 || strcmp(command, "heading off") == 0) {
+            int ret = px_client_set_heading(c, strcmp(command, "heading on") == 0);
+            emit("{\"event\":\"heading\",\"ret\":%d", ret);
             emit_client(c);
         } else {
             emit("{\"event\":\"status\"");

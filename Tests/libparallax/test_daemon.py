@@ -113,3 +113,25 @@ def test_reads_offsets_survives_a_restart_and_vx_follows_x(workdir, staged, prob
     probe.wait(lambda e: e.get('event') == 'dispatch' and (e.get('offset') or {}).get('x', 0) < -MOVED,
                EVENT_TIMEOUT, what='x < -%g after the restart' % MOVED)
     assert_vx_follows_x(frames(probe, mark), -1)
+
+
+def test_the_heading_follows_a_turn_about_the_vertical(workdir, staged, probes, daemons, daemon_binary, imu):
+    # Upright, a turn about device +Y is a turn about the world's vertical: yaw = x·90° in radians
+    # (same reference), vyaw along it, and px_client_heading_available says the daemon sends it.
+    import math
+    testbed, device = imu
+    socket_path = os.path.join(workdir, 'parallaxd.sock')
+    start_daemon(daemons, workdir, 'heading', testbed, daemon_binary, socket_path)
+    probe = probes(socket_path, 60, 90, heading=True)
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'] and e['heading_available'],
+               EVENT_TIMEOUT, what='subscribed with the heading')
+    mark = len(probe.events)
+    turn(testbed, device, +1)
+    done = probe.wait(lambda e: e.get('event') == 'dispatch' and (e.get('heading') or {}).get('yaw', 0) > math.radians(TURN_DEG) * 0.8,
+                      EVENT_TIMEOUT, what='yaw > 80 % of the turn')
+    # Rotation 90: the panel's x is the output's -y; yaw is not rotated.
+    assert abs(done['heading']['yaw'] - (-done['offset']['y']) * math.pi / 2) < 0.01, done
+    assert done['heading']['seq'] == done['offset']['seq']
+    turning = [e['heading'] for e in probe.events[mark:] if e.get('event') == 'dispatch' and e.get('heading')
+               and abs(e['heading']['vyaw']) > 0.2]
+    assert turning and all(h['vyaw'] > 0 for h in turning), turning

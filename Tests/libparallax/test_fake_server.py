@@ -309,3 +309,63 @@ def test_a_subscribe_line_that_cannot_be_sent_whole_is_finished_later(staged, wo
     assert probe.quit() == 0
     log = probe.stderr_text()
     assert 'short_send: wrote 10 of %d bytes' % (len(command) + 1) in log and 'short_send: EAGAIN' in log, log
+
+
+def heading_line(seq, x, yaw, vyaw):
+    """An offset frame of a heading subscription as parallaxd writes it."""
+    return offset_line(seq, x, 0.0, 0.0, 0.0)[:-1] + ',"yaw":%.4f,"vyaw":%.4f}' % (yaw, vyaw)
+
+
+def test_the_heading_is_asked_for_read_and_dropped_when_absent(fake_daemons, probes, socket_path):
+    server = FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    probe = probes(socket_path, 30, 90, valgrind=True, heading=True)
+    probe.wait_event('start', EVENT_TIMEOUT)
+    conn = server.accept()
+    conn.line(libpx.HELLO)
+    command = json.loads(conn.read_line())
+    assert command == {'cmd': 'subscribe', 'rate': 30, 'rotation': 90, 'heading': True}
+    conn.line({'type': 'subscribed', 'rate': 30, 'rotation': 90, 'heading': True})
+    conn.line(dict(libpx.STATE_OK, heading=True))
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['heading_available'] and e['sensor'] == 1, EVENT_TIMEOUT)
+    conn.send((heading_line(1, 0.25, -2.5, 1.25) + '\n').encode())
+    first = offset_event(probe, 1)
+    assert first['heading'] == {'yaw': -2.5, 'vyaw': 1.25, 't': 1001, 'seq': 1}
+    # Broken heading fields make the whole frame not protocol; it changes nothing.
+    bad = [offset_line(2, 0.5, 0)[:-1] + ',"yaw":7,"vyaw":0}', offset_line(3, 0.5, 0)[:-1] + ',"yaw":"1","vyaw":0}',
+           offset_line(4, 0.5, 0)[:-1] + ',"yaw":0.1,"vyaw":1e400}', offset_line(5, 0.5, 0)[:-1] + ',"yaw":0,"vyaw":99999}']
+    conn.send(('\n'.join(bad) + '\n' + offset_line(6, 0.5, 0.0) + '\n').encode())
+    # A frame without yaw (the daemon lost its gyroscope): the offset is new, the heading gone.
+    sixth = offset_event(probe, 6)
+    assert sixth['offset']['x'] == 0.5 and sixth['heading'] is None
+    conn.line(dict(libpx.STATE_OK, heading=False))
+    probe.wait(lambda e: e.get('event') == 'dispatch' and not e['heading_available'], EVENT_TIMEOUT)
+
+
+def test_without_the_heading_the_line_is_v1_and_yaw_is_ignored(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path, rate=30)
+    conn, command = server.handshake()
+    assert command == b'{"cmd":"subscribe","rate":30,"rotation":0}'
+    conn.send((heading_line(1, 0.25, 1.0, 0.5) + '\n').encode())
+    event = offset_event(probe, 1)
+    assert event['heading'] is None and event['heading_available'] is False
+
+
+def test_asking_for_the_heading_on_a_live_subscription_subscribes_again(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path, rate=30)
+    conn, command = server.handshake()
+    assert 'heading' not in json.loads(command)
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    reply = probe.command('heading on', 'heading')
+    assert reply['ret'] == 0 and reply['timeout'] == 0  # dispatch is due at once
+    again = json.loads(conn.read_line(EVENT_TIMEOUT))
+    assert again == {'cmd': 'subscribe', 'rate': 30, 'rotation': 0, 'heading': True}
+    conn.line({'type': 'subscribed', 'rate': 30, 'rotation': 0, 'heading': True})
+    conn.line(dict(libpx.STATE_OK, heading=True))
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['heading_available'], EVENT_TIMEOUT)
+    assert not server.connects_within(0.2)  # the same connection, no reconnect
+    conn.send((heading_line(2, 0.1, 0.5, 0) + '\n').encode())
+    assert offset_event(probe, 2)['heading']['yaw'] == 0.5
+    reply = probe.command('heading off', 'heading')
+    assert reply['heading'] is None and reply['heading_available'] is False
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'subscribe', 'rate': 30, 'rotation': 0}

@@ -56,6 +56,31 @@ int main(void)
     p = px_predict(&huge, INT64_MAX);
     check(p.x == 1.0, "overflowing prediction clamps", p.x);
 
+    /* The heading's prediction: yaw + vyaw (at - t)/1e9, wrapped to (-pi, pi]. */
+    const double pi = 3.14159265358979323846;
+    px_heading h = {.yaw = 3.0, .vyaw = 2.0, .t_ns = 1000000000, .seq = 9};
+    px_heading q = px_predict_heading(&h, 1100000000);
+    check(near(q.yaw, 3.2 - 2 * pi), "predict_heading turns round past pi", q.yaw);
+    check(q.vyaw == 2.0 && q.t_ns == h.t_ns && q.seq == 9, "predict_heading copies vyaw, t, seq", q.vyaw);
+    q = px_predict_heading(&h, 900000000);
+    check(near(q.yaw, 2.8), "predict_heading backwards in time", q.yaw);
+    px_heading turns = {.yaw = 0.5, .vyaw = 2 * pi, .t_ns = 0};
+    q = px_predict_heading(&turns, 7000000000);
+    check(fabs(q.yaw - 0.5) < 1e-9, "seven whole turns come back", q.yaw);
+    px_heading wild = {.yaw = NAN, .vyaw = INFINITY, .t_ns = 0};
+    q = px_predict_heading(&wild, INT64_MAX);
+    check(q.yaw == 0.0, "non-finite heading inputs give 0", q.yaw);
+    px_heading far = {.yaw = 1.0, .vyaw = 1e308, .t_ns = INT64_MIN};
+    q = px_predict_heading(&far, INT64_MAX);
+    check(isfinite(q.yaw) && q.yaw > -pi && q.yaw <= pi, "an overflowing heading prediction stays an angle", q.yaw);
+    px_heading minus_pi = {.yaw = -pi};
+    q = px_predict_heading(&minus_pi, 0);
+    check(q.yaw == pi, "-pi is written pi", q.yaw);
+    q = px_predict_heading(NULL, 5);
+    check(q.yaw == 0.0 && q.seq == 0, "predict_heading(NULL) is zeros", q.yaw);
+    check(px_client_set_heading(NULL, true) == -EINVAL, "set_heading(NULL) is -EINVAL", 0);
+    check(!px_client_heading(NULL, &h) && !px_client_heading_available(NULL), "NULL client has no heading", 0);
+
     /* Bad arguments: NULL and errno, nothing else. */
     errno = 0;
     check(px_client_new("/tmp/x.sock", 0, 0) == NULL && errno == EINVAL, "rate 0 is EINVAL", errno);
@@ -78,6 +103,8 @@ int main(void)
     int t = px_client_timeout_ms(c);
     check(t > 0 && t <= 120, "first retry within 100 ms ± 20 %", t);
     check(!px_client_offset(c, &none), "no offset before the first", 0);
+    check(px_client_set_heading(c, true) == 0 && !px_client_heading_available(c), "heading asked, not connected", 0);
+    check(!px_client_heading(c, &h), "no heading before the first offset", 0);
     check(px_client_dispatch(c) == 0, "dispatch before the retry is due does nothing", 0);
     px_client_free(c);
     px_client_free(NULL);

@@ -3,7 +3,10 @@ the offsets the test chooses) on a Unix socket. A fake because the pictures must
 the tests pick exact offsets and check where layers land to the pixel, which the real daemon's
 sensor fusion cannot be asked to produce. The real daemon drives the wallpaper in the demo.
 
-It records every subscription (rate, rotation) it answers."""
+It records every subscription (rate, rotation) it answers, and whether each asked for heading
+(`"heading": true`, DESIGN "Heading"): those subscribers get `yaw` and `vyaw` in their offset
+frames, as parallaxd does with a gyroscope; heading=False makes it answer like a daemon without
+one (`"heading": false`, frames without yaw)."""
 import json
 import os
 import selectors
@@ -12,10 +15,14 @@ import threading
 
 
 class FakeDaemon:
-    def __init__(self, path, reduce_motion=False):
+    def __init__(self, path, reduce_motion=False, heading=True):
         self.path = path
         self.reduce_motion = reduce_motion
+        self.heading = heading            # whether it has a gyroscope to offer heading with
         self.subscriptions = []           # (rate, rotation) in the order they came
+        self.heading_requests = []        # the "heading" flag of each subscription, in that order
+        self._heading = set()             # subscribers that get yaw
+        self._asked_heading = set()       # subscribers that asked for it
         self.seq = 0
         self._clients = {}                # socket -> bytearray of unparsed input
         self._subscribed = set()
@@ -64,6 +71,8 @@ class FakeDaemon:
             with self._lock:
                 self._clients.pop(conn, None)
                 self._subscribed.discard(conn)
+                self._heading.discard(conn)
+                self._asked_heading.discard(conn)
             conn.close()
             return
         buf = self._clients[conn]
@@ -74,33 +83,53 @@ class FakeDaemon:
             cmd = json.loads(line)
             if cmd.get('cmd') == 'subscribe':
                 rate, rotation = int(cmd.get('rate', 30)), int(cmd.get('rotation', 0))
+                wants_heading = cmd.get('heading') is True
+                reply = {'type': 'subscribed', 'rate': min(rate, 60), 'rotation': rotation}
+                if wants_heading:
+                    reply['heading'] = self.heading
                 with self._lock:
                     self.subscriptions.append((rate, rotation))
+                    self.heading_requests.append(wants_heading)
                     self._subscribed.add(conn)
-                self._send(conn, {'type': 'subscribed', 'rate': min(rate, 60), 'rotation': rotation})
-                self._send(conn, self._state())
+                    if wants_heading and self.heading:
+                        self._heading.add(conn)
+                    else:
+                        self._heading.discard(conn)
+                    if wants_heading:
+                        self._asked_heading.add(conn)
+                    else:
+                        self._asked_heading.discard(conn)
+                self._send(conn, reply)
+                self._send(conn, self._state(conn))
 
-    def _state(self):
-        return {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
+    def _state(self, conn):
+        state = {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
+        if conn in self._asked_heading:        # echoed only to those who asked, as parallaxd does
+            state['heading'] = conn in self._heading
+        return state
 
     def subscribed_count(self):
         with self._lock:
             return len(self._subscribed)
 
-    def send_offset(self, x, y, vx=0.0, vy=0.0, t=None):
-        """Sends one offset frame to every subscriber (t: CLOCK_MONOTONIC ns, default now)."""
+    def send_offset(self, x, y, vx=0.0, vy=0.0, t=None, yaw=0.0, vyaw=0.0):
+        """Sends one offset frame to every subscriber (t: CLOCK_MONOTONIC ns, default now); those
+        that subscribed with heading also get yaw (radians, positive = turned right) and vyaw."""
         with self._lock:
             self.seq += 1
             frame = {'type': 'offset', 'seq': self.seq,
                      't': t if t is not None else time_ns(), 'x': x, 'y': y, 'vx': vx, 'vy': vy}
             for conn in list(self._subscribed):
-                self._send(conn, frame)
+                if conn in self._heading:
+                    self._send(conn, dict(frame, yaw=yaw, vyaw=vyaw))
+                else:
+                    self._send(conn, frame)
 
     def set_reduce_motion(self, on):
         with self._lock:
             self.reduce_motion = on
             for conn in list(self._subscribed):
-                self._send(conn, self._state())
+                self._send(conn, self._state(conn))
 
     def close(self):
         self._running = False

@@ -69,3 +69,35 @@ def test_the_wallpaper_refuses_a_bad_scene_with_the_same_messages(wallpaper_bin,
                             env={'PATH': '/usr/bin:/bin', 'XDG_RUNTIME_DIR': scene_dir, 'WAYLAND_DISPLAY': 'none'})
     assert result.returncode == EX_CONFIG
     assert scene + ':2: [Scene] Camera=fisheye: expected flat or perspective' in result.stderr
+
+
+def test_every_example_scene_passes(wallpaper_bin):
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'examples', 'scenes')
+    names = sorted(n for n in os.listdir(examples) if n.endswith('.conf'))
+    assert {'panorama.conf', 'mesh.conf'} <= set(names)
+    for name in names:
+        result = check(wallpaper_bin, os.path.join(examples, name))
+        assert result.returncode == 0, name + ': ' + result.stdout + result.stderr
+
+
+def test_panorama_and_mesh_mistakes_name_their_lines(wallpaper_bin, scene_dir):
+    pngkit.write(os.path.join(scene_dir, 'p.png'), pngkit.Picture.filled(8, 8, (10, 20, 30)))
+    scene = write(os.path.join(scene_dir, 'bad.conf'), '\n'.join([
+        '[Layer pano]',          # 1
+        'Image=p.png',           # 2
+        'Panorama=400',          # 3  outside 30…360
+        'FieldOfView=5',         # 4  outside 10…180
+        '[Mesh card]',           # 5
+        'Image=p.png',           # 6
+        'Grid=0x2',              # 7  a zero
+        '[Mesh tiles]',          # 8
+        'Image=p.png',           # 9
+        'Grid=2x2',              # 10
+        'Depths=1,2,3',          # 11 three values for four pieces
+        'Turn=1,2,3,4,5',        # 12 five values for four pieces
+        '',
+    ]))
+    result = check(wallpaper_bin, scene)
+    assert result.returncode == EX_CONFIG, result.stdout + result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert [l.split(': ')[0] for l in lines] == ['%s:%d' % (scene, n) for n in (3, 4, 7, 11, 12)], result.stdout

@@ -26,14 +26,20 @@ extern const uint32_t PLX_EPOLLRDHUP;
 /// poll(2)'s POLLRDHUP (behind _GNU_SOURCE in glibc's headers): the peer closed its end.
 extern const short PLX_POLLRDHUP;
 
-/// A non-blocking, close-on-exec netlink socket receiving the kernel's uevents (device add and
+/// Netlink multicast groups of NETLINK_KOBJECT_UEVENT: the kernel's own uevents, and the ones
+/// systemd-udevd re-sends once its rules ran (device node permissions set).
+#define PLX_UEVENT_KERNEL 1u
+#define PLX_UEVENT_UDEV 2u
+/// A non-blocking, close-on-exec netlink socket receiving the uevents of `group` (device add and
 /// remove; any user may listen); -1 with errno set when it cannot be had.
-int plx_uevent_socket(void);
-/// Reads the next queued uevent and copies its first field ("ACTION@DEVPATH") into `header`
-/// (NUL-terminated, cut to `length` - 1 bytes). Returns 1 for a message, 2 when the socket's queue
-/// overflowed (uevents were lost; `header` is empty), 0 when none is queued, -1 on another error
+int plx_uevent_socket(unsigned group);
+/// Receives the next queued uevent into `buffer` (at most `length` - 1 bytes, NUL-terminated) and
+/// sets `*properties` to the offset of its first KEY=VALUE field (the fields are NUL-separated up
+/// to the returned length): after the kernel's "ACTION@DEVPATH" field, or after udev's "libudev"
+/// header. Returns the message length (> 0), 0 when none is queued, -2 when the socket's queue
+/// overflowed (uevents were lost), -3 for a message of neither form (skip it), -1 on another error
 /// (errno set). Never blocks.
-int plx_uevent_next(int fd, char *header, size_t length);
+long plx_uevent_receive(int fd, char *buffer, size_t length, size_t *properties);
 /// A non-blocking, close-on-exec eventfd.
 int plx_eventfd(void);
 int plx_eventfd_signal(int fd);

@@ -76,10 +76,12 @@ class Client:
     /run/parallaxd/parallaxd.sock). `rate`: frames per second wanted (the daemon caps it; the
     effective rate is `effective_rate` once subscribed). `rotation`: the clockwise rotation of
     the output the offsets are drawn on (0, 90, 180, 270); offsets arrive in its axes.
+    `heading`: also receive the heading, Offset.yaw and Offset.vyaw (radians, rad/s), while the
+    daemon has a gyroscope (State.heading says whether it does); off: protocol v1 exactly.
     Neither a missing daemon nor a restart is an error: the client keeps trying with back-off
     and subscribes again with the same rate and rotation."""
 
-    def __init__(self, socket=None, rate=60, rotation=0):
+    def __init__(self, socket=None, rate=60, rotation=0, heading=False):
         path = os.fspath(socket) if socket is not None else default_socket_path()
         if not path or len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
             raise ValueError('socket path must have 1 to %d bytes: %r' % (MAX_SOCKET_PATH_BYTES, path))
@@ -88,6 +90,7 @@ class Client:
         self.socket_path = path
         self.rate = _validate_rate(rate)
         self.rotation = int(rotation)
+        self.heading = bool(heading)
         self.effective_rate = None     # the rate the daemon granted (Hz), once subscribed
         self._sock = None
         self._reader = LineReader()
@@ -216,7 +219,7 @@ class Client:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_NONBLOCK | _socket.SOCK_CLOEXEC)
         try:
             sock.connect(self.socket_path)
-            sock.send(encode_subscribe(self.rate, self.rotation, SUBSCRIBE_ID), _socket.MSG_NOSIGNAL)
+            sock.send(encode_subscribe(self.rate, self.rotation, SUBSCRIBE_ID, self.heading), _socket.MSG_NOSIGNAL)
         except OSError as e:
             sock.close()
             reason = 'cannot connect to %s: %s' % (self.socket_path, os.strerror(e.errno) if e.errno else e)
@@ -292,18 +295,19 @@ class Client:
         if kind == 'hello':
             self._check_protocol(msg.get('protocol'))
         elif kind == 'offset':
-            offset = decode_offset(msg)
+            offset = decode_offset(msg, self.heading)
             if offset is not None:
                 self._offset = offset
                 self._offsets_received += 1
         elif kind == 'state':
-            self._state = decode_state(msg, self._state)
+            self._state = decode_state(msg, self._state, self.heading)
         elif kind == 'subscribed':
             rate = msg.get('rate')
             self.effective_rate = rate if isinstance(rate, int) and not isinstance(rate, bool) else None
             self._subscribed_at = time.monotonic()
             self._handshake_deadline = None
-            self._state = self._state._replace(connected=True, error=None)
+            self._state = self._state._replace(connected=True, error=None,
+                                               heading=self.heading and msg.get('heading') is True)
         elif kind == 'error':
             self._handle_error(msg)
 

@@ -7,7 +7,7 @@ wrong or hostile peer crash its host program, put NaN into it or make it grow wi
 import json
 import math
 
-from ._values import OFFSET_MAX, OFFSET_MIN, SENSOR_NONE, SENSOR_STATES, Offset
+from ._values import OFFSET_MAX, OFFSET_MIN, SENSOR_NONE, SENSOR_STATES, Offset, wrap_angle
 
 # Longest server line kept (bytes, without "\n"). The longest real line, a status reply, is a few
 # hundred bytes; anything past this is dropped up to its newline, so the buffer stays bounded.
@@ -19,6 +19,8 @@ UINT64_MAX = (1 << 64) - 1
 # Largest velocity on the wire (offset units per second, docs/protocol.md): a value past it is a
 # sensor fault, not motion, and the frame is not protocol v1.
 MAX_VELOCITY = 9999.0
+# Largest |yaw| on the wire: pi rounded to the protocol's 4 decimals (radians).
+MAX_YAW = 3.1416
 
 
 class LineReader:
@@ -110,10 +112,12 @@ def _integer(value, lo, hi):
     return value
 
 
-def decode_offset(obj):
+def decode_offset(obj, heading=False):
     """An Offset from an "offset" message, or None when a field is missing or wrong. x and y must
     lie in [-1, 1] (anything else is not a protocol v1 frame); vx and vy default to 0 when absent
-    (daemons before velocity) but must be numbers within ±MAX_VELOCITY when present."""
+    (daemons before velocity) but must be numbers within ±MAX_VELOCITY when present. yaw, when
+    present, must lie within ±MAX_YAW and vyaw (absent: 0) within ±MAX_VELOCITY; they are kept
+    only with `heading` (the client asked for them)."""
     x = _finite_number(obj.get('x'))
     y = _finite_number(obj.get('y'))
     t = _integer(obj.get('t'), INT64_MIN, INT64_MAX)
@@ -125,14 +129,25 @@ def decode_offset(obj):
     if not (OFFSET_MIN <= x <= OFFSET_MAX and OFFSET_MIN <= y <= OFFSET_MAX
             and abs(vx) <= MAX_VELOCITY and abs(vy) <= MAX_VELOCITY):
         return None
-    return Offset(x, y, vx, vy, t, seq)
+    yaw = vyaw = None
+    if 'yaw' in obj or 'vyaw' in obj:
+        yaw = _finite_number(obj.get('yaw'))
+        vyaw = _finite_number(obj.get('vyaw', 0.0))
+        if yaw is None or vyaw is None or abs(yaw) > MAX_YAW or abs(vyaw) > MAX_VELOCITY:
+            return None
+        yaw = wrap_angle(yaw)
+    if not heading:
+        yaw = vyaw = None
+    return Offset(x, y, vx, vy, t, seq, yaw, vyaw)
 
 
-def decode_state(obj, previous):
+def decode_state(obj, previous, heading=False):
     """`previous` (a State) updated with the fields of a "state" message; a field of the wrong type
     keeps its previous value, a sensor state this version does not know reads as 'none' (the
-    protocol: other values mean "not ok")."""
+    protocol: other values mean "not ok"). "heading" counts only with `heading` (asked for)."""
     changes = {}
+    if isinstance(obj.get('heading'), bool):
+        changes['heading'] = heading and obj['heading']
     sensor = obj.get('sensor')
     if isinstance(sensor, str):
         changes['sensor'] = sensor if sensor in SENSOR_STATES else SENSOR_NONE
@@ -142,7 +157,11 @@ def decode_state(obj, previous):
     return previous._replace(**changes)
 
 
-def encode_subscribe(rate, rotation, request_id):
-    """The subscribe command line (bytes, "\n"-terminated)."""
-    return (json.dumps({'cmd': 'subscribe', 'rate': rate, 'rotation': rotation, 'id': request_id},
-                       separators=(',', ':')) + '\n').encode('ascii')
+def encode_subscribe(rate, rotation, request_id, heading=False):
+    """The subscribe command line (bytes, "\n"-terminated); "heading": true only when asked for,
+    so a client without it sends protocol v1's line."""
+    command = {'cmd': 'subscribe', 'rate': rate, 'rotation': rotation}
+    if heading:
+        command['heading'] = True
+    command['id'] = request_id
+    return (json.dumps(command, separators=(',', ':')) + '\n').encode('ascii')

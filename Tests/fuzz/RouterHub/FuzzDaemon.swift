@@ -69,7 +69,7 @@ final class FuzzDaemon: CommandEffects, HubOutput {
         let rotation = client.subscription?.rotation
         hub.add(client)
         record(reply, to: client, answer: true)
-        record(stateLine(), to: client, answer: false)
+        record(stateLine(heading: client.subscription?.wantsHeading == true ? true : nil), to: client, answer: false)
         if let previous, previous.rotation != rotation {
             hub.republishLatest()
         } else {
@@ -88,13 +88,15 @@ final class FuzzDaemon: CommandEffects, HubOutput {
                      reduceMotion: reduceMotion, calibrated: false, uptime: 1, frame: nil)
     }
 
+    var headingAvailable: Bool { hub.headingAvailable }
+
     func recenter() {}
 
     func setReduceMotion(_ on: Bool) {
         guard on != reduceMotion else { return }
         reduceMotion = on
         if on { hub.publishFinal(t: hub.latest.map { $0.t + 1 } ?? 1, offset: .zero) }
-        hub.broadcast(stateLine())
+        hub.broadcast(stateLine(), headingLine: stateLine(heading: true))
     }
 
     /// The daemon's calibration run answers with a progress line (CalibrationRun.swift).
@@ -102,8 +104,9 @@ final class FuzzDaemon: CommandEffects, HubOutput {
         record(ServerMessage.calibration(.progress(0), id: id).encode(), to: client, answer: true)
     }
 
-    private func stateLine() -> [UInt8] {
-        ServerMessage.state(sensor: .none, reduceMotion: reduceMotion, calibrated: false).encode()
+    private func stateLine(heading: Bool? = nil) -> [UInt8] {
+        ServerMessage.state(sensor: .none, reduceMotion: reduceMotion, calibrated: false,
+                            heading: heading.map { $0 && hub.headingAvailable }).encode()
     }
 
     // MARK: HubOutput

@@ -13,6 +13,10 @@ enum FuzzStep: Equatable {
     case publish(x: Double, y: Double, vx: Double, vy: Double, deliver: Bool)
     /// The newest sample moved too little for a frame of its own.
     case freshen(x: Double, y: Double)
+    /// A frame only the yaw brought (heading subscribers only): yaw in (−π, π], vyaw.
+    case publishYaw(yaw: Double, vyaw: Double)
+    /// The gyroscope comes or goes (the hub's `headingAvailable` flips).
+    case toggleGyroscope
     /// Reduce motion's last (0, 0) frame.
     case publishFinal
     case republishLatest
@@ -32,7 +36,7 @@ enum FuzzStep: Equatable {
 ///   c N: connection N % 4       p X Y A B: publish       q X Y: batched publish
 ///   f X Y: freshen               F: final frame           r: republish      d: deliver
 ///   w: drained                   x: hang up               t N: clock + N×10 ms
-///   a N: reload with policy N % 4
+///   a N: reload with policy N % 4   h Y V: a yaw-only frame   g: gyroscope comes or goes
 /// X, Y, A, B are signed bytes: offsets map to [−1, 1], velocities to [−16, 16] per second.
 /// Missing bytes at the end read as 0; an unknown step letter is ignored.
 struct FuzzScript {
@@ -64,6 +68,10 @@ struct FuzzScript {
             case UInt8(ascii: "f"):
                 let x = unit(), y = unit()
                 steps.append(.freshen(x: x, y: y))
+            case UInt8(ascii: "h"):
+                let yaw = unit() * Double.pi, vyaw = unit() * 16
+                steps.append(.publishYaw(yaw: yaw, vyaw: vyaw))
+            case UInt8(ascii: "g"): steps.append(.toggleGyroscope)
             case UInt8(ascii: "F"): steps.append(.publishFinal)
             case UInt8(ascii: "r"): steps.append(.republishLatest)
             case UInt8(ascii: "d"): steps.append(.deliver)

@@ -35,6 +35,8 @@ private struct Session {
     /// Lines of each connection already checked, and the last frame seq it saw.
     var checked: [Int: Int] = [:]
     var lastSeq: [Int: UInt64] = [:]
+    /// Connections that have asked for the heading at some point: only they may see its fields.
+    var askedHeading: Set<Int> = []
 
     init() throws {
         daemon = try FuzzDaemon(settings: settings(policy: 0))
@@ -55,6 +57,11 @@ private struct Session {
         case .publish(let x, let y, let vx, let vy, let deliver):
             daemon.hub.publish(t: clock, offset: ViewerOffset(x: x, y: y), velocity: OffsetVelocity(x: vx, y: vy), deliver: deliver)
         case .freshen(let x, let y): daemon.hub.freshen(t: clock, offset: ViewerOffset(x: x, y: y), velocity: .zero)
+        case .publishYaw(let yaw, let vyaw):
+            let latest = daemon.hub.latest
+            daemon.hub.publish(t: clock, offset: latest?.offset ?? .zero, velocity: latest?.velocity ?? .zero,
+                               heading: Heading(yaw: yaw, rate: vyaw), offsetMoved: false)
+        case .toggleGyroscope: daemon.hub.headingAvailable.toggle()
         case .publishFinal: daemon.hub.publishFinal(t: clock, offset: .zero)
         case .republishLatest: daemon.hub.republishLatest()
         case .deliver: daemon.hub.deliver()
@@ -79,6 +86,7 @@ private struct Session {
                 switch event {
                 case .line(let line):
                     request = try? ClientRequest.decode(line: line).get()
+                    if case .subscribe(_, _, .some(true))? = request?.command { askedHeading.insert(client.id) }
                     daemon.router.handleLine(line, from: client)
                 case .tooLong: daemon.rejectLine(.lineTooLong, from: client)
                 }
@@ -97,8 +105,11 @@ private struct Session {
         guard let request else { return }
         let id: JSONValue?
         switch message {
-        case .subscribed(let rate, _, let echoed):
+        case .subscribed(let rate, _, let heading, let echoed):
             id = echoed
+            guard case .subscribe(_, _, let asked) = request.command else { preconditionFailure("subscribed without subscribe") }
+            precondition((heading == nil) == (asked == nil), "subscribed says heading \(String(describing: heading)) to a subscribe with \(String(describing: asked))")
+            precondition(heading != true || asked == true, "heading granted that was not asked for")
             let cap = daemon.router.settings.maxRate(for: client.peer)
             precondition((1...cap).contains(rate) && client.subscription?.rate == rate, "subscribed at \(rate) Hz, cap \(cap)")
         case .unsubscribed(let echoed), .status(_, let echoed), .ok(let echoed), .calibration(_, let echoed): id = echoed
@@ -126,7 +137,14 @@ private struct Session {
             guard let message = ServerMessage.decode(line: sent.line.dropLast()) else {
                 preconditionFailure("undecodable line: \(String(decoding: sent.line, as: UTF8.self))")
             }
-            if case .offset(let seq, _, let x, let y, let vx, let vy) = message {
+            if case .state(_, _, _, let heading) = message {
+                precondition(heading == nil || askedHeading.contains(client.id), "a heading state line to a v1 client")
+            }
+            if case .offset(let seq, _, let x, let y, let vx, let vy, let heading) = message {
+                if let heading {
+                    precondition(askedHeading.contains(client.id), "yaw sent to a client that never asked for it")
+                    precondition(heading.yaw.isFinite && abs(heading.yaw) <= 3.1416 && heading.vyaw.isFinite, "a bad yaw")
+                }
                 precondition(x.isFinite && y.isFinite && vx.isFinite && vy.isFinite, "a frame with NaN or infinity")
                 precondition(abs(x) <= 1 && abs(y) <= 1, "a frame outside [-1, 1]")
                 precondition(seq > lastSeq[client.id, default: 0], "frame seq \(seq) after \(lastSeq[client.id, default: 0])")

@@ -183,6 +183,8 @@ class ScanFeeder:
         self.written = []
         self.scans = 0
         self.rates = []
+        # (monotonic ns, {kind: sensitivity}) each time the hub's sensitivities changed.
+        self.sensitivities = []
         # (timestamp, {channel: raw}) of every scan that reached the reader, when keep_log is set.
         self.keep_log = False
         self.log = []
@@ -269,15 +271,18 @@ class ScanFeeder:
 
     def _hub_sends(self, values):
         """Whether the hub reports these values: a change beyond its sensitivity on some channel."""
+        now = {}
+        for kind in (ACCEL, GYRO):
+            if self.device.has[kind]:
+                try:
+                    now[kind] = float(self.testbed.get_raw(self.device, 'in_%s_hysteresis' % kind) or 0)
+                except (OSError, ValueError):
+                    now[kind] = 0.0
+        if not self.sensitivities or self.sensitivities[-1][1] != now:
+            self.sensitivities.append((time.monotonic_ns(), now))
         if self._last_sent is None:
             return True
-        for kind in (ACCEL, GYRO):
-            if not self.device.has[kind]:
-                continue
-            try:
-                hysteresis = float(self.testbed.get_raw(self.device, 'in_%s_hysteresis' % kind) or 0)
-            except (OSError, ValueError):
-                hysteresis = 0.0
+        for kind, hysteresis in now.items():
             if hysteresis <= 0:
                 return True
             for ch in self.device.channels(kind):

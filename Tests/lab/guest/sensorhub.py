@@ -24,7 +24,7 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     reset                                counters to zero (the history of reports too)
     attitude x=DEG y=DEG [seconds=S] [wait=1]   turn to tilt x (about device X), then y, over S s
                                          (constant body rate: the gyroscope sees it)
-    rate x=DPS y=DPS z=DPS               keep turning at this body rate (deg/s) until changed
+    rate x=DPS y=DPS z=DPS               keep turning at this body rate (deg/s) until changed (t_ns: since when)
     noise accel=G gyro=DPS               Gaussian noise on every sample (default 0)
     sent [since=SEQ]                     the reports sent since SEQ (seq, sensor, kind, t_ns, raw, ts_us)
     wait sensor=accel count=N [timeout=S]   awaits N more input reports; {"ok":false} on timeout
@@ -479,7 +479,7 @@ class Hub:
             return dict(ok=True, until=until)
         if op == 'rate':
             self.motion.set_rate((f('x'), f('y'), f('z')))
-            return dict(ok=True)
+            return dict(ok=True, t_ns=time.monotonic_ns())
         if op == 'noise':
             with self.motion.lock:
                 self.motion.noise_accel, self.motion.noise_gyro = f('accel'), f('gyro')

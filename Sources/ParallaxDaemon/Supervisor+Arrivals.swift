@@ -1,0 +1,85 @@
+import CLinux
+import ParallaxIIO
+import SystemPackage
+
+/// Devices that appear — a sensor hub plugged in again, a driver loaded after the daemon
+/// started — are opened as soon as they are ready, not at the next retry.
+///
+/// Why: the retry back-off (0.5 s, doubling to 10 s) is for devices that fail to open; a hub
+/// re-created 2 s after it was unplugged would otherwise wait for the 4 s retry. The events are
+/// udev's where udev runs: the kernel announces a device before udev's rules gave the daemon its
+/// node, and an open then fails with EACCES. A hub's sensors appear one by one (`accel_3d`
+/// before `gyro_3d`), so the open waits until no further IIO device has appeared for `settle`.
+/// The watch exists only while an arrival could change what is open: sensors wanted from this
+/// machine, and none open or none of them a gyroscope. A still device with both open pays nothing.
+final class ArrivalWatch {
+    /// How long after the last IIO device appeared the set counts as complete (ns).
+    static let settle: Int64 = 150_000_000
+
+    let socket: UeventSocket
+    let token: EventLoop.Token
+    var settleTimer: EventLoop.TimerID?
+
+    init(socket: UeventSocket, token: EventLoop.Token) {
+        self.socket = socket
+        self.token = token
+    }
+}
+
+extension Supervisor {
+    /// An arrival could change what is open: sensors wanted, from this machine's IIO devices, and
+    /// either none open (a retry waits) or none of the open ones a gyroscope.
+    var arrivalsMatter: Bool {
+        localDevices && demanded && (capture == nil || !sensors.contains { $0.kind == .gyroscope })
+    }
+
+    /// Opens or closes the watch as `arrivalsMatter` says; called wherever it may change.
+    func updateArrivalWatch() {
+        if arrivalsMatter {
+            guard arrivals == nil else { return }
+            guard let socket = UeventSocket(.settled) else {
+                logger.debug("device arrivals cannot be watched (no uevent socket): reopening on retries only")
+                return
+            }
+            do {
+                let token = try loop.watch(FileDescriptor(rawValue: socket.descriptor), events: PLX_EPOLLIN) { [unowned self] _ in
+                    self.devicesAppeared()
+                }
+                arrivals = ArrivalWatch(socket: socket, token: token)
+            } catch {
+                logger.debug("device arrivals cannot be watched (\(error)): reopening on retries only")
+            }
+        } else if let watch = arrivals {
+            if let timer = watch.settleTimer { loop.cancel(timer) }
+            loop.unwatch(watch.token, fd: FileDescriptor(rawValue: watch.socket.descriptor))
+            arrivals = nil
+        }
+    }
+
+    private func devicesAppeared() {
+        guard let watch = arrivals else { return }
+        let (events, lost) = watch.socket.receive()
+        let added = events.filter { $0.action == "add" }.compactMap(\.deviceID)
+        guard !added.isEmpty || lost else { return }
+        logger.debug("IIO devices appeared: \(lost ? "(events lost)" : added.joined(separator: ", "))")
+        if let timer = watch.settleTimer { loop.cancel(timer) }
+        watch.settleTimer = loop.schedule(at: plx_monotonic_ns() + ArrivalWatch.settle) { [unowned self] in
+            self.arrivals?.settleTimer = nil
+            self.openAppearedDevices()
+        }
+    }
+
+    private func openAppearedDevices() {
+        guard arrivalsMatter else { return }
+        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+        retryDelay = Self.firstRetryDelay
+        if capture != nil {
+            logger.notice("a new IIO device appeared: reopening the sensors to include it")
+            // Waits for the capture to release its buffers: the new one opens the same devices.
+            closeCapture(wait: true)
+        } else {
+            logger.info("IIO devices appeared: opening the sensors now")
+        }
+        open()
+    }
+}
