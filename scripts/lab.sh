@@ -5,6 +5,7 @@
 #   scripts/lab.sh                  prepare (cached in .build-lab/), boot, a root shell on the console
 #   scripts/lab.sh run CMD [ARG…]   prepare, boot, run CMD in the guest (through the agent), power off;
 #                                   exits with CMD's status
+#   scripts/lab.sh run --systemd CMD [ARG…]   the same with systemd as PID 1 (the booted mode)
 #   scripts/lab.sh prepare          only build what is missing or stale in .build-lab/
 #
 # What is cached, each rebuilt when its recipe (hashed into a stamp) changes:
@@ -27,8 +28,13 @@ if [ -z "$MIRROR" ]; then
   MIRROR="${MIRROR:-http://deb.debian.org/debian}"
 fi
 # In the guest: the daemon's libraries, python3 for the agent and the hub, kmod for modprobe;
-# udev and systemd for a later systemd-as-PID-1 mode; libiio-utils to debug by hand.
-ROOTFS_PACKAGES=(systemd udev kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace)
+# systemd, udev and dbus for the booted mode (systemd as PID 1), where the project's .debs are
+# installed offline (-nic none), so everything they depend on must already be here: adduser,
+# parallax-wallpaper's libraries (Wayland, EGL, GLES2, PNG, JPEG); iio-sensor-proxy (with
+# monitor-sensor) to test parallaxd beside it; libiio-utils and strace to debug by hand.
+ROOTFS_PACKAGES=(systemd udev dbus kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace
+                 adduser libwayland-client0 libwayland-egl1 libegl1 libgles2 libpng16-16 libjpeg62-turbo
+                 iio-sensor-proxy)
 # Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies).
 INITRAMFS_MODULES=(virtio_pci virtio_blk ext4 9pnet_virtio 9p)
 
@@ -172,9 +178,11 @@ case "${1:-shell}" in
     exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" shell ;;
   run)
     shift
-    [ $# -gt 0 ] || { echo "usage: scripts/lab.sh run CMD [ARG…]" >&2; exit 2; }
+    mode=()
+    if [ "${1:-}" = --systemd ]; then mode=(--systemd); shift; fi
+    [ $# -gt 0 ] || { echo "usage: scripts/lab.sh run [--systemd] CMD [ARG…]" >&2; exit 2; }
     prepare
-    exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" run -- "$@" ;;
-  -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' ;;
+    exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" run "${mode[@]}" -- "$@" ;;
+  -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) echo "usage: scripts/lab.sh [shell | run CMD [ARG…] | prepare]" >&2; exit 2 ;;
 esac

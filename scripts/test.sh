@@ -6,7 +6,8 @@
 # motion oracles (scikit-kinematics, imufusion, ahrs) come from PyPI into .build-oracles/. Then the
 # Debian packages are built (.build-deb/, cached per tree) and checked. Last, the real-kernel lab
 # (docs/lab.md): Debian 12's kernel and a debootstrapped root file system are fetched into
-# .build-lab/ the first time (about 3 minutes), then booted under qemu.
+# .build-lab/ the first time (about 3 minutes), then booted under qemu, the last tests with
+# systemd as PID 1 and the same packages installed.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
@@ -56,5 +57,6 @@ echo "== Debian packages (dpkg-buildpackage from a copy of the tree into .build-
 export DEB_BUILD_OPTIONS=noopt
 /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/packaging
 
-echo "== real-kernel lab (Debian 12's kernel under QEMU, our HID sensor hub over /dev/uhid)"
+echo "== real-kernel lab (Debian 12's kernel under QEMU, our HID sensor hub over /dev/uhid), then the"
+echo "   same packages on it booted with systemd as PID 1 (test_installed.py)"
 /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/lab

@@ -89,7 +89,7 @@ extension Daemon: CommandEffects {
             version: ProtocolConstants.serverVersion,
             source: supervisor.source,
             sensor: supervisor.state,
-            sensors: supervisor.sensors.map { SensorInfo(kind: $0.kind.rawValue, device: $0.device, rate: $0.rate) },
+            sensors: supervisor.sensors.map { SensorInfo(kind: $0.kind.rawValue, device: $0.device, rate: $0.rate, capture: $0.capture) },
             mode: config.motion.mode.rawValue,
             inputRate: supervisor.sampleTimes.rate(now: now),
             frameRate: frameTimes.rate(now: now),

@@ -101,6 +101,11 @@ public final class IIOBufferedDriver: SensorDriver {
         let isLocal = settings.uri == "local:"
         let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)
         guard let accelChannels = found.accel else { throw Unavailable(reason: "no accelerometer", nothingToCapture: true) }
+        let accelDevice = accelChannels.device
+        if isLocal, let claim = BufferClaim.claim(deviceID: accelDevice.id, deviceName: accelDevice.name,
+                                                  sensorProxyType: udevProperty(device: accelDevice.id, BufferClaim.sensorProxyProperty)) {
+            throw Unavailable(reason: claim)
+        }
 
         // Mount matrices first: the gyroscope's frame follows the accelerometer's.
         let lookup = MountMatrixLookup(logger: logger)
@@ -138,7 +143,8 @@ public final class IIOBufferedDriver: SensorDriver {
             let rate = streams.first { $0.device.id == device.id }?.activeRate ?? settings.pollRate
             logger.info("\(r.kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), buffered at \(FixedRate(rate)) Hz")
             return SensorDescription(kind: r.kind, device: device.name, location: isLocal ? device.id : "\(settings.uri) \(device.id)",
-                                     rate: rate, mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes)
+                                     rate: rate, mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes,
+                                     capture: "buffered")
         }
         if found.gyro == nil {
             logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")

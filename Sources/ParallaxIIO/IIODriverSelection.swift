@@ -13,7 +13,7 @@ public enum IIODriverSelection {
     public static func open(settings: IIOSettings, logger: Logger) throws(SensorError) -> any SensorDriver {
         if settings.capture == .polled {
             logger.debug("capture: polled (Capture=polled)")
-            return try IIOPolledDriver(settings: settings, logger: logger)
+            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: Capture=polled")
         }
         switch IIOBufferedDriver.open(settings: settings, firstDataTimeout: firstDataTimeout, logger: logger) {
         case .success(let driver):
@@ -25,10 +25,10 @@ public enum IIODriverSelection {
             }
             if why.nothingToCapture {
                 logger.debug("buffered capture: \(why.reason)")
-            } else {
-                logger.notice("capture: \(why.reason): polling instead")
+                return try IIOPolledDriver(settings: settings, logger: logger)
             }
-            return try IIOPolledDriver(settings: settings, logger: logger)
+            logger.notice("capture: \(why.reason): polling instead")
+            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: \(why.reason)")
         }
     }
 }

@@ -50,7 +50,8 @@ public final class IIOPolledDriver: SensorDriver {
     private let failureLimit: Int
     private let logger: Logger
 
-    public init(settings: IIOSettings, logger: Logger) throws(SensorError) {
+    /// `capture`: how `status` describes this capture ("polled: <why not buffered>").
+    public init(settings: IIOSettings, logger: Logger, capture: String = "polled") throws(SensorError) {
         self.logger = logger
         context = try IIOContext(uri: settings.uri)
         let isLocal = settings.uri == "local:"
@@ -75,7 +76,8 @@ public final class IIOPolledDriver: SensorDriver {
             descriptions.append(SensorDescription(kind: kind, device: channels.device.name,
                                                   location: isLocal ? channels.device.id : "\(settings.uri) \(channels.device.id)",
                                                   rate: min(pollRate, rate ?? pollRate),
-                                                  mountMatrix: matrix, mountMatrixSource: source, frame: frame, notes: notes))
+                                                  mountMatrix: matrix, mountMatrixSource: source, frame: frame, notes: notes,
+                                                  capture: capture))
             logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(channels.device.id) (\(channels.device.name)), mount matrix \(matrix.text) from \(source), polled at \(pollRate) Hz")
             return axis
         }

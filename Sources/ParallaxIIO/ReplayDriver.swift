@@ -33,8 +33,8 @@ public final class ReplayDriver: SensorDriver {
             throw SensorError(.invalidSource, "trace \(path) holds no samples")
         }
         pending = first
-        var sensors = [SensorDescription(kind: .accelerometer, device: "replay", location: path, rate: 0)]
-        if first.gyro != nil { sensors.append(SensorDescription(kind: .gyroscope, device: "replay", location: path, rate: 0)) }
+        var sensors = [SensorDescription(kind: .accelerometer, device: "replay", location: path, rate: 0, capture: "replay")]
+        if first.gyro != nil { sensors.append(SensorDescription(kind: .gyroscope, device: "replay", location: path, rate: 0, capture: "replay")) }
         self.sensors = sensors
         _ = try peek()
         logger.info("replaying \(path) at \(self.speed)× speed\(loop ? ", looping" : "")")

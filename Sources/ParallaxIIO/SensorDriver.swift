@@ -24,10 +24,13 @@ public struct SensorDescription: Sendable, Equatable {
     public var frame: SensorFrame
     /// Doubts about this sensor's own matrix (e.g. a gyroscope matrix that disagrees with the chip's frame).
     public var notes: [String]
+    /// How its samples are read: "buffered", "polled" or "polled: <why not buffered>" (IIO),
+    /// "replay"; shown in `status` (docs/sensors.md "Decision rule").
+    public var capture: String
 
     public init(kind: SensorKind, device: String, location: String, rate: Double,
                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity",
-                frame: SensorFrame = .identity, notes: [String] = []) {
+                frame: SensorFrame = .identity, notes: [String] = [], capture: String = "") {
         self.kind = kind
         self.device = device
         self.location = location
@@ -36,6 +39,7 @@ public struct SensorDescription: Sendable, Equatable {
         self.mountMatrixSource = mountMatrixSource
         self.frame = frame
         self.notes = notes
+        self.capture = capture
     }
 }
 

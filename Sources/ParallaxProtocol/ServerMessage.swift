@@ -126,6 +126,11 @@ public enum ServerMessage: Sendable, Equatable {
             writer.string(sensor.device)
             writer.key("rate")
             writer.fixed(sensor.rate, decimals: sensorRateDecimals)
+            // Added after the first release (docs/protocol.md); old clients ignore it.
+            if !sensor.capture.isEmpty {
+                writer.key("capture")
+                writer.string(sensor.capture)
+            }
             writer.endObject()
         }
         writer.endArray()

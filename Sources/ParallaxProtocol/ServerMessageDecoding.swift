@@ -73,7 +73,8 @@ extension ServerMessage {
         let sensors = (value["sensors"]?.arrayValue ?? []).compactMap { entry -> SensorInfo? in
             guard let kind = entry["kind"]?.stringValue else { return nil }
             return SensorInfo(
-                kind: kind, device: entry["device"]?.stringValue ?? "", rate: entry["rate"]?.doubleValue ?? 0)
+                kind: kind, device: entry["device"]?.stringValue ?? "", rate: entry["rate"]?.doubleValue ?? 0,
+                capture: entry["capture"]?.stringValue ?? "")
         }
         return StatusReport(
             version: value["version"]?.stringValue ?? "",

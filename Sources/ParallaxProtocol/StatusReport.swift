@@ -18,11 +18,15 @@ public struct SensorInfo: Sendable, Equatable {
     public var device: String
     /// Configured sampling rate (Hz).
     public var rate: Double
+    /// How it is read: "buffered", "polled", "polled: <why not buffered>", "replay"; "" from
+    /// servers before the field existed.
+    public var capture: String
 
-    public init(kind: String, device: String, rate: Double) {
+    public init(kind: String, device: String, rate: Double, capture: String = "") {
         self.kind = kind
         self.device = device
         self.rate = rate
+        self.capture = capture
     }
 }
 

@@ -43,6 +43,10 @@ struct StatusCommand: ParsableCommand {
         for sensor in report.sensors {
             lines.append(row("  \(sensor.kind)", "\(sensor.device), \(TextFormat.short(sensor.rate)) Hz"))
         }
+        // One capture line for the set (its sensors are captured alike), with the reason when polled.
+        if let capture = report.sensors.first?.capture, !capture.isEmpty {
+            lines.append(row("capture", capture))
+        }
         if let frame = report.frame {
             lines.append(row("frame", frame.source + (frame.repairs.isEmpty ? "" : ", repaired")))
             lines.append(row("  given", frame.given))

@@ -113,6 +113,17 @@ private let sampleStatus = StatusReport(
         #expect(ServerMessage.decode(line: Array(line.utf8)) == nil)
     }
 
+    @Test func statusSaysHowEachSensorIsCaptured() throws {
+        var report = sampleStatus
+        report.sensors = [SensorInfo(kind: "accel", device: "accel_3d", rate: 100, capture: "polled: the buffer is left to iio-sensor-proxy"),
+                          SensorInfo(kind: "gyro", device: "gyro_3d", rate: 100, capture: "polled: the buffer is left to iio-sensor-proxy")]
+        let line = ServerMessage.status(report, id: nil).encode()
+        #expect(try JSONReader.parse(line)["sensors"]?[0]?["capture"]?.stringValue == "polled: the buffer is left to iio-sensor-proxy")
+        #expect(ServerMessage.decode(line: line) == .status(report, id: nil))
+        // A sensor without it (servers before the field existed) has none on the wire.
+        #expect(!String(decoding: ServerMessage.status(sampleStatus, id: nil).encode(), as: UTF8.self).contains("capture"))
+    }
+
     @Test func aHugeStatusCountReadsAsEmpty() {
         guard case .status(let report, _)? = ServerMessage.decode(line: Array(#"{"type":"status","subscribers":1e300,"clients":-1e300}"#.utf8)) else {
             Issue.record("status not decoded")

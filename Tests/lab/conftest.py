@@ -1,6 +1,7 @@
 """Fixtures of the real-kernel lab tests (docs/lab.md): one booted guest for the whole session
 (Debian 12's kernel under qemu, TCG), a fresh HID sensor hub per test, parallaxd started in the
-guest on demand.
+guest on demand; and the booted mode (`booted`: systemd as PID 1, the project's .debs in reach),
+whose tests run last, after the plain guest has been powered off (one guest at a time: 2 cores).
 
 Run: /usr/bin/python3 -m pytest -p no:cacheprovider Tests/lab   (after `swift build`)
 The session prepares .build-lab/ with scripts/lab.sh (root builds the root file system once; a
@@ -18,6 +19,8 @@ from labvm import REPO, Lab, LabError, missing_artifacts  # noqa: E402
 from labkit import Daemon, GuestHub  # noqa: E402
 
 TIMINGS = []
+# The guests booted so far (powered off before the other mode boots).
+GUESTS = []
 
 
 def pytest_report_header(config):
@@ -33,6 +36,11 @@ def pytest_runtest_makereport(item, call):
         TIMINGS.append((item.nodeid.split('::')[-1], rep.duration))
 
 
+def pytest_collection_modifyitems(items):
+    """The booted-mode tests last (stable otherwise), so each mode boots once."""
+    items.sort(key=lambda item: 'booted' in getattr(item, 'fixturenames', ()))
+
+
 def pytest_terminal_summary(terminalreporter):
     if TIMINGS:
         terminalreporter.write_sep('-', 'lab timings')
@@ -40,9 +48,8 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(f'{seconds:7.1f} s  {name}')
 
 
-@pytest.fixture(scope='session')
-def lab():
-    """The booted lab guest (Tests/lab/labvm.py Lab): boots once for the whole session."""
+def prepare_lab():
+    """scripts/lab.sh prepare (skips the test when the lab cannot be had here); its seconds."""
     t0 = time.monotonic()
     p = subprocess.run([os.path.join(REPO, 'scripts', 'lab.sh'), 'prepare'], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
@@ -53,14 +60,69 @@ def lab():
     why = missing_artifacts()
     if why:
         pytest.skip('lab not available: ' + why)
-    prepared = time.monotonic() - t0
+    return time.monotonic() - t0
+
+
+def boot_guest(name, **options):
+    for other in GUESTS:
+        other.shutdown()
     try:
-        vm = Lab.boot()
+        vm = Lab.boot(**options)
     except LabError as e:
-        pytest.fail(f'the lab did not boot: {e}')
-    print(f'\nlab: prepared in {prepared:.1f} s, booted in {vm.boot_seconds:.1f} s', file=sys.stderr)
-    TIMINGS.append(('(prepare .build-lab)', prepared))
-    TIMINGS.append(('(boot to the agent)', vm.boot_seconds))
+        pytest.fail(f'the lab did not boot ({name}): {e}')
+    GUESTS.append(vm)
+    print(f'\nlab: {name} booted in {vm.boot_seconds:.1f} s', file=sys.stderr)
+    TIMINGS.append((f'(boot to the agent, {name})', vm.boot_seconds))
+    return vm
+
+
+@pytest.fixture(scope='session')
+def lab():
+    """The booted lab guest (Tests/lab/labvm.py Lab): boots once for the whole session."""
+    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    vm = boot_guest('init.sh as PID 1')
+    yield vm
+    vm.shutdown()
+
+
+@pytest.fixture(scope='session')
+def debs():
+    """The project's Debian packages to install in the booted guest: the .deb files
+    scripts/build-debs.sh builds (it prints their paths; DEB_BUILD_OPTIONS=noopt unless set),
+    or those in $PARALLAX_LAB_DEBS (a
+    directory), without the -dbgsym ones. Returns their absolute paths; their directory is shared
+    into the guest."""
+    given = os.environ.get('PARALLAX_LAB_DEBS')
+    if given:
+        paths = sorted(os.path.join(os.path.abspath(given), f) for f in os.listdir(given) if f.endswith('.deb'))
+    else:
+        t0 = time.monotonic()
+        # The Swift debug configuration unless told otherwise, as scripts/test.sh builds them
+        # (the same packages then, built once per tree).
+        env = dict(os.environ, DEB_BUILD_OPTIONS=os.environ.get('DEB_BUILD_OPTIONS', 'noopt'))
+        p = subprocess.run([os.path.join(REPO, 'scripts', 'build-debs.sh')], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env=env)
+        if p.returncode == 77:
+            pytest.skip('packages not buildable here: ' + (p.stderr.strip().splitlines() or ['?'])[-1])
+        assert p.returncode == 0, 'scripts/build-debs.sh failed:\n' + p.stderr[-3000:]
+        paths = [os.path.abspath(l.strip()) for l in p.stdout.splitlines() if l.strip().endswith('.deb')]
+        TIMINGS.append(('(scripts/build-debs.sh)', time.monotonic() - t0))
+    # Debug symbols are for whoever debugs; the test installs what users install.
+    paths = [p for p in paths if '-dbgsym_' not in os.path.basename(p)]
+    assert paths, f'no .deb files ({given or "scripts/build-debs.sh printed none"})'
+    dirs = sorted({os.path.dirname(p) for p in paths})
+    assert len(dirs) == 1, f'the packages are in several directories: {dirs}'
+    return paths
+
+
+@pytest.fixture(scope='session')
+def booted(request):
+    """The lab with systemd as PID 1 (Lab.boot(systemd=True)), the packages' directory shared at
+    the same path (`booted.debs` lists them). Boots once, after the plain guest is powered off."""
+    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    debs = request.getfixturevalue('debs')      # only once the lab is known to be there
+    vm = boot_guest('systemd as PID 1', systemd=True, shares=[('debs', os.path.dirname(debs[0]))])
+    vm.debs = debs
     yield vm
     vm.shutdown()
 

@@ -4,13 +4,16 @@ image of .build-lab/ (scripts/lab.sh prepares them) under qemu-system-x86_64 wit
 to the guest agent (Tests/lab/guest/agent.py) over a virtio-serial port.
 
     lab = Lab.boot()                       # returns once the agent answers
+    lab = Lab.boot(systemd=True)           # systemd as PID 1: returns once the boot has finished
     r = lab.run(['cat', '/proc/version'])  # Result(rc, stdout, stderr, timed_out, seconds)
     lab.read(path), lab.write(path, value) # a guest file, without starting a process
     out = lab.check('ls /sys/bus/iio/devices')   # a str is run by bash; non-zero rc raises
     lab.shutdown()
 
 Command line (scripts/lab.sh uses it after preparing):
-    labvm.py run -- CMD [ARG…]     boot, run CMD in the guest, print its output, power off, exit rc
+    labvm.py run [--systemd] -- CMD [ARG…]
+                                   boot (--systemd: systemd as PID 1), run CMD in the guest, print its
+                                   output, power off, exit rc
     labvm.py shell                 boot with a root shell on the console (Ctrl-A x quits qemu)
 """
 import json
@@ -54,10 +57,21 @@ def missing_artifacts():
     return None
 
 
-def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''):
+def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append='', systemd=False, extra_shares=()):
+    """systemd=True: the booted mode (guest/systemd-init.sh execs systemd as PID 1). Only the
+    repository is shared then, not /opt/swift: what is installed there must run on its own.
+    extra_shares: more (tag, host directory) pairs, read-only at the same path in the guest."""
     kernel = os.path.join(LAB_DIR, 'kernel', 'vmlinuz')
-    append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + os.path.join(GUEST_DIR, 'init.sh')]
-    append += [f'lab.share={tag}:{path}' for tag, path in SHARES]
+    init = os.path.join(GUEST_DIR, 'systemd-init.sh' if systemd else 'init.sh')
+    shares = (SHARES[:1] if systemd else SHARES) + list(extra_shares)
+    append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + init]
+    if systemd:
+        # udev would load drivers for qemu's default hardware the tests never use (slow under TCG).
+        append += ['systemd.show_status=false',
+                   'modprobe.blacklist=' + ','.join(['bochs', 'floppy', 'parport_pc', 'ppdev', 'pcspkr', 'psmouse',
+                                                     'serio_raw', 'i2c_piix4', 'kvm', 'kvm_intel', 'kvm_amd',
+                                                     'drm', 'drm_kms_helper', 'ata_piix', 'libata', 'evdev'])]
+    append += [f'lab.share={tag}:{path}' for tag, path in shares]
     if shell:
         append.append('lab.shell=1')
     if extra_append:
@@ -68,8 +82,10 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
            '-append', ' '.join(append),
            # snapshot=on: guest writes go to a temporary overlay, the cached image never changes.
            '-drive', f'file={os.path.join(LAB_DIR, "root.img")},format=raw,if=virtio,snapshot=on']
-    for tag, path in SHARES:
+    for tag, path in shares:
         cmd += ['-virtfs', f'local,path={path},mount_tag={tag},security_model=none,readonly=on']
+    if systemd:
+        cmd += ['-vga', 'none']
     cmd += ['-device', 'virtio-serial']
     if shell:
         cmd += ['-chardev', f'socket,path={agent_socket},server=on,wait=off,id=agent']
@@ -91,6 +107,9 @@ class Lab:
         self.tmp = None
         self.console_path = None
         self.boot_seconds = None
+        self.systemd = False
+        self.system_state = None
+        self.extra_shares = []
         self._ready = threading.Event()
         self._exited = threading.Event()
         self._replies = {}
@@ -99,12 +118,17 @@ class Lab:
         self._send_lock = threading.Lock()
 
     @classmethod
-    def boot(cls, timeout=240, console_path=None, memory=1024, cpus=2):
-        """Boots the lab and returns once the guest agent answers (raises LabError on failure)."""
+    def boot(cls, timeout=240, console_path=None, memory=1024, cpus=2, systemd=False, shares=()):
+        """Boots the lab and returns once the guest agent answers (raises LabError on failure).
+        systemd=True: systemd is PID 1 (guest/systemd-init.sh) and this returns once its boot has
+        finished (`systemctl is-system-running --wait`; its answer is in .system_state).
+        shares: (tag, host directory) pairs shared read-only at the same path besides the repository."""
         why = missing_artifacts()
         if why:
             raise LabError(why)
         lab = cls()
+        lab.systemd = systemd
+        lab.extra_shares = list(shares)
         lab._start(timeout, console_path, memory, cpus)
         return lab
 
@@ -116,7 +140,8 @@ class Lab:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(sock_path)
         listener.listen(1)
-        self.proc = subprocess.Popen(qemu_command(sock_path, memory=memory, cpus=cpus),
+        self.proc = subprocess.Popen(qemu_command(sock_path, memory=memory, cpus=cpus, systemd=self.systemd,
+                                                  extra_shares=self.extra_shares),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         threading.Thread(target=self._console_reader, daemon=True).start()
@@ -139,6 +164,15 @@ class Lab:
         r = self.run(['true'], timeout=60)
         if r.rc != 0:
             raise LabError('the guest agent does not run commands: %r' % (r,))
+        if self.systemd:
+            # The agent starts as soon as udev sees its port, before the boot has finished; wait
+            # for that, so no test races the start-up jobs ("degraded" is an answer too).
+            r = self.run(['systemctl', 'is-system-running', '--wait'], timeout=max(10, deadline - time.monotonic()))
+            self.system_state = r.stdout.strip()
+            if self.system_state not in ('running', 'degraded'):
+                failed = self.run(['systemctl', '--failed', '--no-pager']).stdout
+                self.shutdown()
+                raise LabError(f'systemd did not finish booting: {self.system_state!r} {r!r}\n{failed}')
         self.boot_seconds = time.monotonic() - t0
 
     def _console_reader(self):
@@ -292,14 +326,17 @@ def main(argv):
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     if len(argv) >= 2 and argv[0] == 'run':
+        systemd = argv[1] == '--systemd'
+        argv = argv[1:] if systemd else argv
         cmd = argv[2:] if argv[1] == '--' else argv[1:]
         t0 = time.monotonic()
         try:
-            lab = Lab.boot()
+            lab = Lab.boot(systemd=systemd)
         except LabError as e:
             print('lab:', e, file=sys.stderr)
             return 1
-        print(f'lab: booted in {lab.boot_seconds:.1f} s', file=sys.stderr)
+        state = f' (systemd: {lab.system_state})' if systemd else ''
+        print(f'lab: booted in {lab.boot_seconds:.1f} s{state}', file=sys.stderr)
         try:
             r = lab.run(cmd if len(cmd) > 1 else cmd[0], timeout=3600)
             sys.stdout.write(r.stdout)

@@ -11,6 +11,9 @@
         --then JSON --hub SOCKET: once the first offset frame is in, send the hub this request
         (the motion under test starts only once the subscriber holds the current offset)
     plxrun.py status --socket S     one status reply
+    plxrun.py monitor [--user U] [--ctl PATH] [--seconds S] [--until …] [--then JSON --hub SOCKET]
+        runs `parallaxctl monitor --json --seconds S` (as user U, through runuser: with U's
+        groups) and records its lines as subscribe does; also prints its exit status and stderr
 """
 import argparse
 import json
@@ -93,6 +96,58 @@ def hub_request(path, line):
         return json.loads(s.makefile('rb').readline())
 
 
+class Recording:
+    """The server lines a subscriber received, with the test's stop condition (--frames, --until)
+    and the hub request sent once the first offset frame is in (--then)."""
+
+    def __init__(self, a):
+        self.a = a
+        self.lines = []
+        self.frames = 0
+        self.states = []
+        self.lost_ns = None
+        self.then_ns = self.then_reply = None
+
+    def add(self, msg):
+        """Records one message; True when the recording is complete."""
+        a = self.a
+        self.lines.append(dict(recv_ns=time.monotonic_ns(), msg=msg))
+        if msg.get('type') == 'state':
+            self.states.append(msg.get('sensor'))
+            if msg.get('sensor') != 'ok':
+                self.lost_ns = self.lines[-1]['recv_ns']
+        if msg.get('type') == 'offset':
+            self.frames += 1
+            if self.frames == 1 and a.then:
+                # Subscribed and holding the current offset: now the motion under test.
+                self.then_ns = time.monotonic_ns()
+                self.then_reply = hub_request(a.hub, a.then)
+            if a.frames and self.frames >= a.frames:
+                return True
+        return bool(a.until and until_holds(a.until, msg, self.states, self.frames, self.lost_ns))
+
+
+def monitor(a):
+    argv = [a.ctl, 'monitor', '--json', '--seconds', str(a.seconds)]
+    if a.user:
+        argv = ['runuser', '-u', a.user, '--'] + argv
+    t_start = time.monotonic_ns()
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    rec = Recording(a)
+    for line in p.stdout:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if rec.add(msg):
+            break
+    p.terminate()
+    out, err = p.communicate()
+    print(json.dumps(dict(ok=True, start_ns=t_start, rc=p.returncode, stderr=err.decode(errors='replace'),
+                          lines=rec.lines, then_ns=rec.then_ns, then_reply=rec.then_reply)))
+    return 0
+
+
 def subscribe(a):
     t_try = time.monotonic_ns()
     deadline = time.monotonic() + a.connect_retry
@@ -112,36 +167,19 @@ def subscribe(a):
     t_sub = time.monotonic_ns()
     s.sendall((json.dumps({'cmd': 'subscribe', 'rate': a.rate, 'rotation': 0, 'id': 1}) + '\n').encode())
     deadline = time.monotonic() + a.seconds
-    frames = 0
-    states = []
-    lost_ns = None
-    then_ns = then_reply = None
+    rec = Recording(a)
     try:
         while time.monotonic() < deadline:
             s.settimeout(max(0.001, deadline - time.monotonic()))
             line = f.readline()
             if not line:
                 break
-            msg = json.loads(line)
-            lines.append(dict(recv_ns=time.monotonic_ns(), msg=msg))
-            if msg.get('type') == 'state':
-                states.append(msg.get('sensor'))
-                if msg.get('sensor') != 'ok':
-                    lost_ns = lines[-1]['recv_ns']
-            if msg.get('type') == 'offset':
-                frames += 1
-                if frames == 1 and a.then:
-                    # Subscribed and holding the current offset: now the motion under test.
-                    then_ns = time.monotonic_ns()
-                    then_reply = hub_request(a.hub, a.then)
-                if a.frames and frames >= a.frames:
-                    break
-            if a.until and until_holds(a.until, msg, states, frames, lost_ns):
+            if rec.add(json.loads(line)):
                 break
     except (socket.timeout, TimeoutError, OSError):
         pass
-    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=lines,
-                          then_ns=then_ns, then_reply=then_reply)))
+    print(json.dumps(dict(ok=True, hello=hello, try_ns=t_try, connect_ns=t_connect, subscribe_ns=t_sub, lines=rec.lines,
+                          then_ns=rec.then_ns, then_reply=rec.then_reply)))
     return 0
 
 
@@ -175,8 +213,16 @@ def main():
     p.add_argument('--hub', default='/run/sensorhub.sock')
     p = sub.add_parser('status')
     p.add_argument('--socket', required=True)
+    p = sub.add_parser('monitor')
+    p.add_argument('--user', help='run parallaxctl as this user (runuser: with its groups)')
+    p.add_argument('--ctl', default='/usr/bin/parallaxctl')
+    p.add_argument('--seconds', type=float, default=10)
+    p.add_argument('--frames', type=int, default=0)
+    p.add_argument('--until', help='stop after the message for which this Python expression holds (see until_holds)')
+    p.add_argument('--then', help='after the first offset frame, send this JSON line to the hub (--hub)')
+    p.add_argument('--hub', default='/run/sensorhub.sock')
     a = ap.parse_args()
-    return dict(daemon=daemon, subscribe=subscribe, status=status)[a.cmd](a)
+    return dict(daemon=daemon, subscribe=subscribe, status=status, monitor=monitor)[a.cmd](a)
 
 
 if __name__ == '__main__':

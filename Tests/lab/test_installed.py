@@ -1,0 +1,337 @@
+"""The project's Debian packages on a booted system (systemd as PID 1, udev, journald, dbus) on
+the real kernel drivers: installed with apt-get offline, nothing by hand; a member of group
+parallax watching `parallaxctl monitor` while our HID hub turns; reload, the journal's fields,
+`systemd-analyze security`, stop and socket activation, the hub unplugged and plugged back, the
+watchdog, a stranger refused, iio-sensor-proxy beside it; then purged, nothing left.
+
+The tests are one scenario in order on one guest (the `booted` session fixture): each step
+starts from the state the previous one left (the packages installed, the hub created once).
+"""
+import json
+import os
+import subprocess
+import time
+
+import pytest
+
+from labkit import GuestHub, PLXRUN, offsets
+
+UNIT = 'parallaxd.service'
+SOCKET_UNIT = 'parallaxd.socket'
+SOCKET = '/run/parallaxd/parallaxd.sock'
+MEMBER, STRANGER = 'alice', 'bob'   # in group parallax / in no group of the daemon's
+DROPIN = '/etc/parallaxd/parallaxd.conf.d/50-lab.conf'
+
+
+# The guest's disk is a throw-away snapshot: dpkg need not fsync every file (TCG is slow at it).
+APT = ['apt-get', '-y', '-o', 'DPkg::Options::=--force-unsafe-io']
+
+
+def package_names(debs):
+    return [subprocess.check_output(['dpkg-deb', '-f', p, 'Package'], text=True).strip() for p in debs]
+
+
+def show(lab, unit, *props):
+    """systemctl show's properties of unit as a dict."""
+    out = lab.check(['systemctl', 'show', unit, '-p', ','.join(props)])
+    return dict(line.split('=', 1) for line in out.splitlines() if '=' in line)
+
+
+def await_unit(lab, unit, state='active', other_than_pid=None, timeout=60):
+    """Waits until unit is in state (and, with other_than_pid, has another main process); returns
+    its MainPID."""
+    cond = f'[ "$(systemctl is-active {unit})" = {state} ]'
+    if other_than_pid:
+        cond += f' && [ "$(systemctl show -p MainPID --value {unit})" != {other_than_pid} ]'
+    lab.check(f'timeout {timeout} bash -c \'until {cond}; do sleep 0.2; done\'', timeout=timeout + 10)
+    return int(show(lab, unit, 'MainPID')['MainPID'])
+
+
+def journal(lab, since_cursor=None, *match):
+    """parallaxd's journal entries (dicts of `journalctl -o json`), after the cursor if given."""
+    argv = ['journalctl', '-u', UNIT, '-o', 'json', '--no-pager'] + list(match)
+    if since_cursor:
+        argv += ['--after-cursor', since_cursor]
+    return [json.loads(line) for line in lab.check(argv).splitlines() if line.strip()]
+
+
+def cursor(lab):
+    out = lab.check(['journalctl', '-n', '1', '-o', 'json', '--no-pager'])
+    return json.loads(out.splitlines()[-1])['__CURSOR'] if out.strip() else None
+
+
+def monitor(lab, user=MEMBER, seconds=30, until=None, then=None, hub=None):
+    """`parallaxctl monitor --json` as user in the guest (guest/plxrun.py monitor): its lines with
+    arrival times, exit status and stderr. then: a hub request sent once the first offset is in."""
+    argv = ['python3', PLXRUN, 'monitor', '--user', user, '--seconds', str(seconds)]
+    if until:
+        argv += ['--until', until]
+    if then:
+        argv += ['--then', json.dumps({k: str(v) for k, v in then.items()}), '--hub', hub.socket]
+    r = lab.run(argv, timeout=seconds + 60)
+    assert r.rc == 0, r
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def status(lab):
+    return json.loads(lab.check(['parallaxctl', 'status', '--json']))
+
+
+@pytest.fixture(scope='module')
+def installed(booted):
+    """The packages' names once test_install has installed them."""
+    return package_names(booted.debs)
+
+
+@pytest.fixture(scope='module')
+def hub(booted):
+    """Our HID hub in the booted guest, created once for the scenario (udev loads its drivers)."""
+    h = GuestHub(booted, socket='/run/sensorhub-booted.sock')
+    yield h
+    h.stop()
+
+
+def test_install_with_apt_offline(booted, installed, capsys):
+    t0 = time.monotonic()
+    r = booted.run(APT + ['install', '--no-install-recommends'] + booted.debs, timeout=600,
+                   env={'DEBIAN_FRONTEND': 'noninteractive'})
+    seconds = time.monotonic() - t0
+    assert r.rc == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    states = booted.check(['dpkg-query', '-W', '-f=${Package} ${db:Status-Abbrev}\n'] + installed)
+    assert all(line.split()[1] == 'ii' for line in states.splitlines()), states
+    # The Swift runtime is linked in: /opt/swift is not shared into this guest.
+    libs = booted.check(['ldd', '/usr/bin/parallaxd'])
+    assert 'not found' not in libs and 'swift' not in libs, libs
+    # Accounts from sysusers.d, the socket enabled and listening, the service not started.
+    assert booted.run(['getent', 'passwd', 'parallaxd']).rc == 0
+    assert booted.run(['getent', 'group', 'parallax']).rc == 0
+    assert show(booted, SOCKET_UNIT, 'UnitFileState', 'ActiveState') == {'UnitFileState': 'enabled', 'ActiveState': 'active'}
+    assert show(booted, UNIT, 'ActiveState')['ActiveState'] == 'inactive'
+    assert booted.check(['stat', '-c', '%a %U', SOCKET]).split() == ['666', 'root']
+    booted.check(f'useradd -M -G parallax {MEMBER} && useradd -M {STRANGER}')
+    with capsys.disabled():
+        print(f'\n  apt-get install of {len(installed)} packages ({", ".join(installed)}): {seconds:.1f} s')
+
+
+def test_a_client_before_any_sensor_starts_it(booted, installed):
+    # No IIO driver is loaded yet: the first connection starts the service (socket activation),
+    # which has the IIO core loaded first, or DeviceAllow=char-iio would allow no device for the
+    # whole run (/proc/devices has no "iio" line until then).
+    assert booted.run(['grep', '-qw', 'iio', '/proc/devices']).rc != 0
+    report = json.loads(booted.check(['runuser', '-u', MEMBER, '--', 'parallaxctl', 'status', '--json']))
+    assert report['sensor'] == 'none' and report['sensors'] == [], report
+    assert show(booted, UNIT, 'ActiveState')['ActiveState'] == 'active'
+    assert booted.run(['grep', '-qw', 'iio', '/proc/devices']).rc == 0
+
+
+def test_a_hub_appearing_later_is_opened_by_the_hardened_service(booted, installed, hub):
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
+    hub.start()
+    booted.check(['udevadm', 'settle'])
+    assert await_unit(booted, UNIT) == pid
+    # The account, no capabilities, the hardened unit as shipped.
+    proc = booted.check(f'grep -E "^(Uid|CapEff|CapBnd|NoNewPrivs):" /proc/{pid}/status')
+    uid = booted.check(['id', '-u', 'parallaxd']).strip()
+    fields = dict(line.split(':', 1) for line in proc.splitlines())
+    assert fields['Uid'].split()[0] == uid and int(fields['CapEff'], 16) == 0 and fields['NoNewPrivs'].strip() == '1', proc
+    # The rule gave the daemon's group both device nodes and the attributes it writes.
+    nodes = booted.check('stat -c "%n %G %a" /dev/iio:device*').split('\n')
+    assert all(n.split()[1:] == ['parallaxd', '660'] for n in nodes if n), nodes
+    enable = booted.check('stat -c "%G %A" /sys/bus/iio/devices/iio:device*/buffer/enable').split('\n')
+    assert all(e.startswith('parallaxd -rw-rw') for e in enable if e), enable
+
+
+def test_member_of_parallax_monitors_moving_offsets(booted, installed, hub):
+    # Top edge away from the viewer by 30°: y ≈ −0.33 (docs/frames.md; the shipped config
+    # re-centres slowly, so less once held), read through the hardened service from the real
+    # drivers' buffers.
+    sub = monitor(booted, until='y is not None and y < -0.2', then=dict(op='attitude', x=-30, seconds=1), hub=hub)
+    frames = offsets(sub)
+    assert frames and frames[-1]['y'] < -0.2, (sub['stderr'], sub['lines'][-5:])
+    assert all(f['y'] < 0.02 for f in frames), frames
+    back = monitor(booted, until='y is not None and y > -0.03', then=dict(op='attitude', x=0, seconds=1), hub=hub)
+    assert offsets(back)[-1]['y'] > -0.03, back['lines'][-3:]
+    # Captured through the buffers: the device cgroup (DeviceAllow=char-iio) let the service open them.
+    messages = [e['MESSAGE'] for e in journal(booted)]
+    assert any(m.startswith('capture: buffered (accel ') and 'gyro ' in m for m in messages), messages[-20:]
+
+
+def test_a_stranger_is_refused_with_the_reason(booted, installed):
+    r = booted.run(['runuser', '-u', STRANGER, '--', 'parallaxctl', 'monitor', '--seconds', '5'], timeout=30)
+    assert r.rc != 0, r
+    assert 'permission_denied' in r.stderr and 'parallax' in r.stderr, r
+
+
+def test_reload_reads_the_config_again(booted, installed):
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
+    assert status(booted)['mode'] == 'attitude'
+    mark = cursor(booted)
+    booted.write(DROPIN, '[Motion]\nMode=rate\n')
+    booted.check(['systemctl', 'reload', UNIT])
+    assert status(booted)['mode'] == 'rate'
+    assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
+    assert any('reload' in e['MESSAGE'].lower() for e in journal(booted, mark)), journal(booted, mark)
+    # A broken config is refused and said so in the unit's status line; the running one stays.
+    booted.write(DROPIN, '[Motion]\nMode=sideways\n')
+    booted.check(['systemctl', 'reload', UNIT])
+    text = show(booted, UNIT, 'StatusText')['StatusText']
+    assert 'reload refused' in text and '50-lab.conf:2' in text, text
+    assert status(booted)['mode'] == 'rate'
+    booted.check(['rm', DROPIN])
+    booted.check(['systemctl', 'reload', UNIT])
+    assert status(booted)['mode'] == 'attitude' and int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
+
+
+def test_journal_entries_carry_the_daemons_fields(booted, installed):
+    entries = journal(booted)
+    ours = [e for e in entries if e.get('SYSLOG_IDENTIFIER') == 'parallaxd' and 'PARALLAXD_LOGGER' in e]
+    assert ours, entries[-5:]
+    uid = booted.check(['id', '-u', 'parallaxd']).strip()
+    for e in ours:
+        for field in ('MESSAGE', 'PRIORITY', 'CODE_FILE', 'CODE_LINE', 'CODE_FUNC'):
+            assert e.get(field), (field, e)
+        assert e['_UID'] == uid and e['_SYSTEMD_UNIT'] == UNIT, e
+    assert {e['PARALLAXD_LOGGER'] for e in ours} >= {'parallaxd', 'parallaxd.sensors'}
+    sensors = journal(booted, None, 'PARALLAXD_LOGGER=parallaxd.sensors')
+    assert sensors and all(e['PARALLAXD_LOGGER'] == 'parallaxd.sensors' for e in sensors)
+
+
+def test_security_exposure_as_shipped(booted, installed, capsys):
+    out = booted.check(['systemd-analyze', 'security', UNIT, '--no-pager'])
+    last = [l for l in out.splitlines() if 'Overall exposure level' in l][-1]
+    exposure = float(last.split(':')[1].split()[0])
+    with capsys.disabled():
+        print(f'\n  {last.strip()}')
+    # docs/operations.md "Hardening": 0.6 SAFE.
+    assert exposure == 0.6, out
+
+
+def test_stop_then_a_connection_starts_it_again(booted, installed, hub):
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
+    booted.check(['systemctl', 'stop', UNIT])
+    after = show(booted, UNIT, 'ActiveState', 'Result', 'ExecMainStatus')
+    assert after == {'ActiveState': 'inactive', 'Result': 'success', 'ExecMainStatus': '0'}, after
+    assert show(booted, SOCKET_UNIT, 'ActiveState')['ActiveState'] == 'active'
+    # The first connection starts it (socket activation), and the member gets frames again.
+    sub = monitor(booted, until="type == 'offset'")
+    assert offsets(sub), sub
+    assert await_unit(booted, UNIT, other_than_pid=pid) != pid
+
+
+def test_hub_unplugged_and_plugged_back(booted, installed, hub, capsys):
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
+    # While running: the daemon follows the kernel's uevents (lost, then ok with both sensors).
+    sub = monitor(booted, seconds=40, until="type == 'offset' and lost_ns and t > lost_ns and states[-1] == 'ok'",
+                  then=dict(op='recreate', unplugged=1), hub=hub)
+    states = [l['msg']['sensor'] for l in sub['lines'] if l['msg'].get('type') == 'state']
+    assert sub['then_reply']['ok'] and 'lost' in states and states[-1] == 'ok', (states, sub['stderr'])
+    assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
+    assert [s['kind'] for s in status(booted)['sensors']] == ['accel', 'gyro']
+    # While stopped: plugging the hub in starts the service through the udev rule (SYSTEMD_WANTS).
+    booted.check(['systemctl', 'stop', UNIT])
+    reply = hub.ctl('recreate', unplugged=0)
+    assert reply['ok'], reply
+    new = await_unit(booted, UNIT)
+    booted.check(['udevadm', 'settle'])
+    nodes = booted.check('stat -c "%G %a" /dev/iio:device*').split('\n')
+    assert new != pid and all(n.split() == ['parallaxd', '660'] for n in nodes if n), nodes
+
+
+def test_watchdog_restarts_a_stopped_loop(booted, installed, hub, capsys):
+    assert show(booted, UNIT, 'WatchdogUSec')['WatchdogUSec'] == '30s'
+    # The shipped 30 s, shortened for the test by a runtime drop-in (the daemon pings every half
+    # of whatever WATCHDOG_USEC systemd gives it).
+    booted.check('mkdir -p /run/systemd/system/parallaxd.service.d && printf "[Service]\\nWatchdogSec=4s\\n" '
+                 '> /run/systemd/system/parallaxd.service.d/lab-watchdog.conf && systemctl daemon-reload '
+                 '&& systemctl restart parallaxd.service')
+    try:
+        before = show(booted, UNIT, 'MainPID', 'NRestarts')
+        pid = int(before['MainPID'])
+        t0 = time.monotonic()
+        booted.check(['kill', '-STOP', str(pid)])
+        new = await_unit(booted, UNIT, other_than_pid=pid, timeout=60)
+        seconds = time.monotonic() - t0
+        after = show(booted, UNIT, 'NRestarts')
+        assert int(after['NRestarts']) == int(before['NRestarts']) + 1, (before, after)
+        messages = [e['MESSAGE'] for e in journal(booted)]
+        assert any('Watchdog timeout' in m for m in messages), messages[-10:]
+        sub = monitor(booted, until="type == 'offset'")
+        assert offsets(sub), sub
+        with capsys.disabled():
+            print(f'\n  SIGSTOP → a new main process {seconds:.1f} s later (WatchdogSec=4s); pid {pid} → {new}')
+    finally:
+        booted.check('rm -rf /run/systemd/system/parallaxd.service.d && systemctl daemon-reload')
+
+
+def await_file_line(lab, path, text, timeout=30):
+    """Waits until the guest file path has a line containing text; returns the file's text."""
+    lab.check(f'timeout {timeout} bash -c \'until grep -qF "{text}" {path} 2>/dev/null; do sleep 0.2; done\'',
+              timeout=timeout + 10)
+    return lab.read(path)
+
+
+def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsys):
+    # The desktop's screen rotation as Debian installs it: its udev rule marks the accelerometer
+    # and starts it, udev starts parallaxd for the same device at the same time (the boot race),
+    # and monitor-sensor claims the accelerometer as a desktop session does.
+    booted.check(['systemctl', 'stop', UNIT])
+    hub.ctl('attitude', x=0, y=0, seconds=0.5, wait=1)
+    mark = cursor(booted)
+    booted.check('rm /etc/udev/rules.d/80-iio-sensor-proxy.rules && systemctl unmask iio-sensor-proxy '
+                 '&& udevadm control --reload && udevadm trigger --subsystem-match=iio --action=add && udevadm settle')
+    await_unit(booted, 'iio-sensor-proxy.service')
+    await_unit(booted, UNIT)
+    booted.run_background('monitor-sensor --accel', '/tmp/monitor-sensor.log')
+    await_file_line(booted, '/tmp/monitor-sensor.log', 'Has accelerometer')
+    # A turn about +Y, 80°: the member's offsets move right (x > 0) and the desktop hears "left-up".
+    sub = monitor(booted, until='x is not None and x > 0.3', then=dict(op='attitude', y=80, seconds=1), hub=hub)
+    assert offsets(sub) and offsets(sub)[-1]['x'] > 0.3, (sub['stderr'], sub['lines'][-5:])
+    rotation = await_file_line(booted, '/tmp/monitor-sensor.log', 'orientation changed: left-up')
+    report = status(booted)
+    captures = {s['capture'] for s in report['sensors']}
+    assert len(captures) == 1 and captures.pop().startswith('polled: the buffer of ') and 'iio-sensor-proxy' in str(report), report
+    text = booted.check(['parallaxctl', 'status'])
+    assert any(l.startswith('capture') and 'left to iio-sensor-proxy' in l for l in text.splitlines()), text
+    messages = [e['MESSAGE'] for e in journal(booted, mark)]
+    assert any('is left to iio-sensor-proxy' in m and m.endswith('polling instead') for m in messages), messages
+    proxy_log = booted.check(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '--after-cursor', mark])
+    assert 'Failed to open' not in proxy_log, proxy_log
+    with capsys.disabled():
+        print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; parallaxd: {report["sensors"][0]["capture"][:60]}…')
+    # Released: iio-sensor-proxy masked by the administrator, service and rule (what removing the
+    # package does to the mark, without dpkg's time under TCG); the next open is buffered again.
+    booted.check('pkill -x monitor-sensor; systemctl stop iio-sensor-proxy && systemctl mask iio-sensor-proxy '
+                 '&& ln -s /dev/null /etc/udev/rules.d/80-iio-sensor-proxy.rules && udevadm control --reload '
+                 '&& udevadm trigger --subsystem-match=iio --action=change && udevadm settle', timeout=120)
+    hub.ctl('attitude', x=0, y=0, seconds=1, wait=1)
+    deadline = time.monotonic() + 60
+    while True:
+        monitor(booted, until="type == 'offset'")
+        capture = status(booted)['sensors'][0]['capture']
+        if capture == 'buffered' or time.monotonic() > deadline:
+            break
+    assert capture == 'buffered', capture
+
+
+def test_purge_leaves_nothing(booted, installed):
+    files = booted.check(['dpkg-query', '-L'] + installed).split('\n')
+    r = booted.run(APT + ['purge'] + installed, timeout=300, env={'DEBIAN_FRONTEND': 'noninteractive'})
+    assert r.rc == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    # Not installed, no config files kept: "un" or not known at all.
+    states = booted.run(['dpkg-query', '-W', '-f=${Package} ${db:Status-Abbrev}\n'] + installed).stdout
+    assert all(line.split()[1:] in ([], ['un']) for line in states.splitlines()), states
+    # Every file the packages had is gone (directories shared with others stay).
+    leftover = booted.check(['bash', '-c', 'for f in "$@"; do [ -e "$f" ] && [ ! -d "$f" ] && echo "$f"; done; true', '-']
+                            + [f for f in files if f.startswith('/')])
+    assert leftover.strip() == '', leftover
+    for path in ('/etc/parallaxd', '/var/lib/parallaxd', '/run/parallaxd', '/usr/lib/parallaxd',
+                 '/etc/systemd/system/sockets.target.wants/parallaxd.socket'):
+        assert booted.run(['test', '-e', path]).rc != 0, f'{path} is left after the purge'
+    units = booted.run(['systemctl', 'list-unit-files', '--no-legend', 'parallaxd*'])   # rc 1: none
+    assert units.stdout.strip() == '', units
+    assert show(booted, SOCKET_UNIT, 'LoadState')['LoadState'] == 'not-found'
+    # The accounts go too (debian/parallaxd.postrm: nothing stays behind), and the sensors are root's again.
+    for what in (['passwd', 'parallaxd'], ['group', 'parallaxd'], ['group', 'parallax']):
+        assert booted.run(['getent'] + what).rc != 0, f'{what} is left after the purge'
+    nodes = booted.check('stat -c "%G %a" /dev/iio:device*').split('\n')
+    assert all(n.split()[0] == 'root' for n in nodes if n), nodes
