@@ -75,8 +75,9 @@ extension Supervisor {
         retryDelay = Self.firstRetryDelay
         if capture != nil {
             logger.notice("a new IIO device appeared: reopening the sensors to include it")
-            // Waits for the capture to release its buffers: the new one opens the same devices.
-            closeCapture(wait: true)
+            // As a reload's reopen: the loop never waits for the old capture thread (it may be in
+            // a read); a buffer it still holds makes the new open fail, and the retry follows.
+            closeCapture()
         } else {
             logger.info("IIO devices appeared: opening the sensors now")
         }

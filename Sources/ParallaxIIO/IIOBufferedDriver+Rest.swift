@@ -28,7 +28,7 @@ extension IIOBufferedDriver: RestingSource {
             if plan.atHub { merger.waitForNothing(lane: lane) }
             paces.append(plan.pace)
             if plan.atHub, let sensitivity = stream.sensitivity {
-                logger.info("\(stream.device.id) (\(stream.device.name)) at rest at the hub: sensitivity \(sensitivity.restDescription), at most \(FixedRate(plan.pace.rate)) Hz, silent while still")
+                logger.info("\(stream.device.id) (\(stream.device.name)) at rest at the hub: sensitivity \(sensitivity.restDescription), report interval kept, silent while still")
             } else {
                 logger.info("\(stream.device.id) (\(stream.device.name)) at rest: \(FixedRate(plan.pace.rate)) Hz, \(plan.pace.samplesPerWake) scan(s) per wake-up")
             }
@@ -50,7 +50,10 @@ extension IIOBufferedDriver: RestingSource {
         // hub waits for a feature report.
         for (lane, stream) in streams.enumerated().sorted(by: { $0.element.hasGyroscope && !$1.element.hasGyroscope }) {
             let atHub = stream.rest?.atHub == true
-            _ = stream.reconfigure(rates: stream.activeRates, scanRate: stream.activeRate,
+            // Back only the rates the rest changed (a hub's none: its buffer keeps running).
+            let changed = stream.rest?.rates ?? stream.activeRates.map { _ in nil }
+            let rates = stream.activeRates.indices.map { i in i < changed.count && changed[i] != nil ? stream.activeRates[i] : nil }
+            _ = stream.reconfigure(rates: rates, scanRate: stream.activeRate,
                                    watermark: stream.wakesPerScan ? 1 : nil, restSensitivity: atHub ? false : nil)
             stream.rest = nil
             merger.setPeriod(stream.period, lane: lane)
@@ -165,26 +168,23 @@ extension RestPace {
 extension DeviceStream {
     /// Sets the rate attributes (`rates`, in `SamplingRate`'s order; nil: leave one), the
     /// buffer's watermark (nil: leave it) and the hub's sensitivity (true: at rest, false: as at
-    /// open, nil: leave it), with the buffer briefly disabled: rate and watermark only change
-    /// while it is (and some drivers refuse a rate change while buffered). `scanRate` (Hz) is
+    /// open, nil: leave it); the buffer is briefly disabled when a rate or the watermark changes:
+    /// they only change while it is (and some drivers refuse a rate change while buffered). `scanRate` (Hz) is
     /// what the buffer then scans at. False when a rate or the watermark was refused (a refused
     /// sensitivity is logged: the hub then reports at the slow rate, which still works).
     func reconfigure(rates: [Double?], scanRate: Double, watermark: Int?, restSensitivity: Bool?) -> Bool {
         func write(_ attr: String, _ value: String) -> Bool { iio_device_buffer_attr_write(device.pointer, attr, value) >= 0 }
-        // Only the sensitivity of a hub, whose watermark stays 1: the HID drivers take it while
-        // the buffer runs. Disabling the buffer would power the sensor down and up again, a
-        // round of feature reports each way (the first frame of a motion would wait for them).
-        if sensitivity != nil, !rates.contains(where: { $0 != nil }), watermark == nil || (watermark == 1 && wakesPerScan) {
-            if let restSensitivity, let sensitivity, !sensitivity.set(rest: restSensitivity) {
-                logger.warning("\(device.id) (\(device.name)): cannot set its hysteresis")
-            }
-            return true
-        }
-        guard write("enable", "0") else { return false }
-        var ok = true
+        // A hub's sensitivity: the HID drivers take it while the buffer runs.
         if let restSensitivity, let sensitivity, !sensitivity.set(rest: restSensitivity) {
             logger.warning("\(device.id) (\(device.name)): cannot set its hysteresis")
         }
+        // Rates and the watermark need the buffer disabled. A hub keeps its watermark of 1 at
+        // rest, and disabling its buffer would power the sensor down and up again, a round of
+        // feature reports each way (the first frame of a motion would wait for them).
+        let watermarkKept = sensitivity != nil && wakesPerScan && (watermark ?? 1) == 1
+        guard rates.contains(where: { $0 != nil }) || (watermark != nil && !watermarkKept) else { return true }
+        guard write("enable", "0") else { return false }
+        var ok = true
         if rates.contains(where: { $0 != nil }), let samplingRate {
             if samplingRate.set(rates) {
                 period = Int64(1e9 / scanRate)

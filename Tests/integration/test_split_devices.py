@@ -266,6 +266,9 @@ def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(s
     for d, kind in kinds:
         assert float(testbed.get_raw(d, 'in_%s_sampling_frequency' % kind)) == FULL_RATE
         assert float(testbed.get_raw(d, 'in_%s_hysteresis' % kind)) == 0.0
+    # Neither entering nor leaving the rest disabled a hub's buffer (a real hub would power its
+    # sensor down and up): each feeder saw the buffer enabled once.
+    assert all(len(f.clocks_at_enable) == 1 for _, f in hub), [f.clocks_at_enable for _, f in hub]
     # Onset, from the first scan the hub sent after the motion began: to the full report rate
     # (the feeder sees it within its 5 ms look), and with a gyroscope to the first frame (an
     # accelerometer alone moves the offset only as fast as the filter follows gravity).
