@@ -33,6 +33,10 @@ final class DeviceStream {
     var fullRatePeriod: Int64 { Int64(1e9 / max(activeRate, 1)) }
     /// The hub's change sensitivity (HID sensor hubs only).
     let sensitivity: HubSensitivity?
+    /// Whether the device rests at the hub: it has a change sensitivity the daemon may write.
+    var restsAtHub: Bool { sensitivity?.isWritable == true }
+    /// What this device was refused at open, worded by consequence (SensorLimit).
+    private(set) var limits: [SensorLimit] = []
     /// How the device runs at rest, nil while it runs at its full rate (IIOBufferedDriver+Rest.swift).
     var rest: StreamRest?
     /// Scans the kernel buffer holds, and whether it wakes poll() at every scan (watermark 1).
@@ -75,7 +79,10 @@ final class DeviceStream {
         let timestampChannel = device.channels.first { $0.id == "timestamp" && iio_channel_is_scan_element($0.pointer) }
 
         try IIOBufferedDriver.ensureTrigger(device, context: context, logger: logger)
-        if monotonicClock && timestampChannel != nil { Self.useMonotonicClock(device, logger: logger) }
+        var limits: [SensorLimit] = []
+        if monotonicClock && timestampChannel != nil, let refused = Self.useMonotonicClock(device, logger: logger) {
+            limits.append(refused)
+        }
 
         let types = [accel.map { (SensorKind.accelerometer, $0.channels.axes[0]) },
                      gyro.map { (SensorKind.gyroscope, $0.channels.axes[0]) }].compactMap { $0 }
@@ -88,6 +95,9 @@ final class DeviceStream {
         activeRates = samplingRate?.current ?? []
         sensitivity = HubSensitivity(types: [accel.map { (SensorKind.accelerometer, $0.channels.axes[0], $0.axis.scales[0]) },
                                               gyro.map { (SensorKind.gyroscope, $0.channels.axes[0], $0.axis.scales[0]) }].compactMap { $0 })
+        if let refused = sensitivity?.refused { limits.append(refused) }
+        for limit in limits { logger.warning("\(device.id) (\(device.name)): \(limit)") }
+        self.limits = limits
 
         for channel in scanned { iio_channel_enable(channel.pointer) }
         if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
@@ -175,6 +185,37 @@ final class DeviceStream {
         return count
     }
 
+    /// Whether this device's silence means "unchanged": a hub that kept a change sensitivity
+    /// above 0 while moving (it refused or clamped 0) sends no report while its values stay
+    /// within it, as HID defines (HubSensitivity.swift).
+    var silenceMeansUnchanged: Bool { sensitivity?.movingSilenceMeansUnchanged == true }
+
+    /// The reports a silent hub stood for, up to `now`: its newest values again, one full-rate
+    /// period apart, each given the merger's hold as grace (a real report may still be on its
+    /// way; one later than that is handed over late by the merger anyway).
+    /// Nothing for a device that reports every interval, or before its first report.
+    ///
+    /// Why: to the fusion a silence longer than `MotionSettings.maxGap` is a gap of unknown motion
+    /// (a gyroscope reading after it is not integrated): a steady turn, whose rate never changes,
+    /// would be lost whole.
+    func heldWhileSilent(now: Int64, _ body: (Sample) -> Void) -> Int {
+        guard silenceMeansUnchanged, let newest = newestSample else { return 0 }
+        let period = fullRatePeriod
+        var count = 0
+        let grace = SampleMerger.hold(forPeriod: period)
+        var t = newest.t.saturatingAdding(period)
+        while t.saturatingAdding(grace) <= now {
+            let held = Sample(t: t, accel: newest.accel, gyro: newest.gyro)
+            newestSample = held
+            times.hold(until: t)
+            body(held)
+            count += 1
+            t = t.saturatingAdding(period)
+        }
+        if count > 0 { lastData = now }
+        return count
+    }
+
     /// A sample of this stream at `time` was handed to the engine.
     func sampleTaken(at time: Int64) {
         forecast.sampleTaken(at: time, waited: lastRefillWaited, readTime: lastReadTime)
@@ -191,17 +232,17 @@ final class DeviceStream {
 
     /// Sets `current_timestamp_clock` to monotonic, so the kernel's scan times are the daemon's
     /// clock. Only while the buffer is disabled: the kernel refuses (EBUSY) while it runs, so
-    /// this comes before the buffer is created. A refusal is logged; the sample times then come
-    /// from the read time, spaced by the kernel's stamps (ScanTimes).
-    static func useMonotonicClock(_ device: IIODeviceHandle, logger: Logger) {
-        guard device.hasAttribute("current_timestamp_clock") else { return }
+    /// this comes before the buffer is created. A refusal is returned; the sample times then
+    /// come from the read time, spaced by the kernel's stamps (ScanTimes).
+    static func useMonotonicClock(_ device: IIODeviceHandle, logger: Logger) -> SensorLimit? {
+        guard device.hasAttribute("current_timestamp_clock") else { return nil }
         let now = ((try? device.read("current_timestamp_clock").get()) ?? "").filter { !$0.isWhitespace && $0 != "\0" }
-        guard now != "monotonic" else { return }
-        if device.write("current_timestamp_clock", "monotonic") {
-            logger.info("\(device.id) (\(device.name)): timestamp clock \(now.isEmpty ? "unknown" : now) → monotonic")
-        } else {
-            logger.warning("\(device.id) (\(device.name)): cannot set its timestamp clock to monotonic (it stays \(now))")
+        guard now != "monotonic" else { return nil }
+        if let refused = device.set("current_timestamp_clock", "monotonic") {
+            return .noKernelTimestamps(clock: now.isEmpty ? "unknown" : now, error: refused)
         }
+        logger.info("\(device.id) (\(device.name)): timestamp clock \(now.isEmpty ? "unknown" : now) → monotonic")
+        return nil
     }
 
     /// Makes the device sample at least `wanted` Hz and returns its rate (Hz). A device-wide

@@ -65,44 +65,80 @@ enum HubRest {
 }
 
 /// Where a device's hysteresis attributes are (one per sensor type: libiio shows
-/// `in_accel_hysteresis` as a `hysteresis` attribute of each accelerometer channel) and what
-/// they held when the device was opened.
+/// `in_accel_hysteresis` as a `hysteresis` attribute of each accelerometer channel), what they
+/// held when the device was opened, and what the hub took while moving.
 struct HubSensitivity {
     struct Place {
         let kind: SensorKind
         let channel: IIOChannelHandle
         /// SI units per hub unit (HubRest.unit).
         let unit: Double
-        /// The value at open, restored when the device moves.
+        /// The value at open (the hub's default, or what an earlier reader left).
         let atOpen: Double
+        /// The value while moving: 0 (a report every interval) as written at open and read back;
+        /// what the hub kept when it refused or clamped the write. Above 0, the hub's silence
+        /// means "unchanged within this" (HID semantics), not a gap.
+        let moving: Double
 
         var atRest: Double { HubRest.restHysteresis(kind: kind, unit: unit, atOpen: atOpen) }
     }
 
     let places: [Place]
+    /// The first write the hub refused at open: the hub cannot rest (SensorLimit.hubCannotRest).
+    let refused: SensorLimit?
+    /// Every place took a write at open: the device may rest at the hub.
+    var isWritable: Bool { refused == nil }
 
     /// The hysteresis of each of `types` (the first channel of each sensor type the device
-    /// captures, with its IIO scale); nil when the device has none (it is no HID hub).
+    /// captures, with its IIO scale), each set to `movingValue` (0) at once; nil when the device
+    /// has none (it is no HID hub).
+    ///
+    /// Why at open: a hub whose default sensitivity is not 0 would stay silent through a steady
+    /// turn (the gyroscope's reading does not change), and writing now also tells whether the
+    /// hub can rest before the daemon ever claims that it does.
     init?(types: [(kind: SensorKind, channel: IIOChannelHandle, scale: Double)]) {
+        var refused: SensorLimit?
         places = types.compactMap { kind, channel, scale in
             guard channel.hasAttribute("hysteresis"),
                   let text = try? channel.read("hysteresis").get(),
                   let value = DecimalNumber.parseDouble(text), value >= 0 else { return nil }
-            return Place(kind: kind, channel: channel, unit: HubRest.unit(scale: scale, kind: kind), atOpen: value)
+            // Written even when it reads 0 already: the write is the test of whether it may be.
+            var moving = value
+            if let error = channel.set("hysteresis", Self.text(Self.movingValue)) {
+                refused = refused ?? .hubCannotRest(kind: kind, error: error)
+            } else {
+                moving = (try? channel.read("hysteresis").get()).flatMap { DecimalNumber.parseDouble($0) }.map { max(0, $0) } ?? Self.movingValue
+            }
+            return Place(kind: kind, channel: channel, unit: HubRest.unit(scale: scale, kind: kind), atOpen: value, moving: moving)
         }
+        self.refused = refused
         if places.isEmpty { return nil }
     }
 
-    /// Sets each place to its rest sensitivity (`rest`) or back to its value at open. False
-    /// when any write was refused.
-    func set(rest: Bool) -> Bool {
-        var ok = true
-        for place in places {
-            let value = rest ? place.atRest : place.atOpen
-            if !place.channel.write("hysteresis", Self.text(value)) { ok = false }
-        }
-        return ok
+    /// The sensitivity while moving: a report every interval.
+    static let movingValue = 0.0
+
+    /// The sysfs file of a sensor type's hysteresis, for messages.
+    static func attributeName(_ kind: SensorKind) -> String {
+        kind == .accelerometer ? "in_accel_hysteresis" : "in_anglvel_hysteresis"
     }
+
+    /// Sets each place to its rest sensitivity (`rest`) or to its value while moving. The
+    /// first refusal, worded by its consequence, or nil.
+    func set(rest: Bool) -> SensorLimit? {
+        var refused: SensorLimit?
+        for place in places {
+            let value = rest ? place.atRest : place.moving
+            if let error = place.channel.set("hysteresis", Self.text(value)) {
+                refused = refused ?? .hubCannotRest(kind: place.kind, error: error)
+            }
+        }
+        return refused
+    }
+
+    /// Whether a place kept a sensitivity above 0 while moving (the hub refused or clamped the
+    /// 0): its silence then means "unchanged", not a gap.
+    var movingSilenceMeansUnchanged: Bool { places.contains { $0.moving > 0 } }
 
     /// The values at rest, for the log ("accel 0.015, anglvel 0.05").
     var restDescription: String {

@@ -13,11 +13,18 @@ extension IIOBufferedDriver: RestingSource {
         try keepQueuedScans()
         var paces: [RestPace] = []
         for (lane, stream) in streams.enumerated() {
+            // A hub rests at the hub only once it took the rest sensitivity (written while the
+            // buffer runs); a refusal now is said like one at open, and the device rests as any other.
+            var atHub = stream.restsAtHub
+            if atHub, let refused = stream.sensitivity?.set(rest: true) {
+                logger.warning("\(stream.device.id) (\(stream.device.name)): \(refused)")
+                atHub = false
+            }
             var plan = StreamRest.choose(offered: stream.samplingRate?.available ?? [], activeRates: stream.activeRates,
-                                         activeRate: stream.activeRate, atHub: stream.sensitivity != nil,
+                                         activeRate: stream.activeRate, atHub: atHub,
                                          request: request, wakesThroughDescriptor: stream.wakesPerScan)
             if !stream.reconfigure(rates: plan.rates, scanRate: plan.pace.rate, watermark: plan.pace.samplesPerWake,
-                                   restSensitivity: plan.atHub ? true : nil) {
+                                   restSensitivity: nil) {
                 // The device kept its rate (or its watermark): look on a timer at the full rate's pace.
                 plan.pace = RestPace.choose(available: [], active: stream.activeRate, request: request, wakesThroughDescriptor: false)
             }
@@ -167,16 +174,16 @@ extension RestPace {
 
 extension DeviceStream {
     /// Sets the rate attributes (`rates`, in `SamplingRate`'s order; nil: leave one), the
-    /// buffer's watermark (nil: leave it) and the hub's sensitivity (true: at rest, false: as at
-    /// open, nil: leave it); the buffer is briefly disabled when a rate or the watermark changes:
-    /// they only change while it is (and some drivers refuse a rate change while buffered). `scanRate` (Hz) is
-    /// what the buffer then scans at. False when a rate or the watermark was refused (a refused
-    /// sensitivity is logged: the hub then reports at the slow rate, which still works).
+    /// buffer's watermark (nil: leave it) and the hub's sensitivity (true: at rest, false: as
+    /// while moving, nil: leave it); the buffer is briefly disabled when a rate or the watermark
+    /// changes: they only change while it is (and some drivers refuse a rate change while
+    /// buffered). `scanRate` (Hz) is what the buffer then scans at. False when a rate or the
+    /// watermark was refused (a refused sensitivity is logged).
     func reconfigure(rates: [Double?], scanRate: Double, watermark: Int?, restSensitivity: Bool?) -> Bool {
         func write(_ attr: String, _ value: String) -> Bool { iio_device_buffer_attr_write(device.pointer, attr, value) >= 0 }
         // A hub's sensitivity: the HID drivers take it while the buffer runs.
-        if let restSensitivity, let sensitivity, !sensitivity.set(rest: restSensitivity) {
-            logger.warning("\(device.id) (\(device.name)): cannot set its hysteresis")
+        if let restSensitivity, let sensitivity, let refused = sensitivity.set(rest: restSensitivity) {
+            logger.warning("\(device.id) (\(device.name)): \(refused)")
         }
         // Rates and the watermark need the buffer disabled. A hub keeps its watermark of 1 at
         // rest, and disabling its buffer would power the sensor down and up again, a round of

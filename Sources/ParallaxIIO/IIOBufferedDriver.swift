@@ -140,11 +140,12 @@ public final class IIOBufferedDriver: SensorDriver {
 
         sensors = resolved.map { r in
             let device = r.channels.device
-            let rate = streams.first { $0.device.id == device.id }?.activeRate ?? settings.pollRate
+            let stream = streams.first { $0.device.id == device.id }
+            let rate = stream?.activeRate ?? settings.pollRate
             logger.info("\(r.kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), buffered at \(FixedRate(rate)) Hz")
             return SensorDescription(kind: r.kind, device: device.name, location: isLocal ? device.id : "\(settings.uri) \(device.id)",
                                      rate: rate, mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes,
-                                     capture: "buffered")
+                                     capture: "buffered", limits: stream?.limits.filter { $0.kind == nil || $0.kind == r.kind } ?? [])
         }
         if found.gyro == nil {
             logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")
@@ -174,7 +175,8 @@ public final class IIOBufferedDriver: SensorDriver {
             // Without a watermark of 1, poll() reports a buffer only once libiio's 16 scans are
             // queued: look every half period instead, so a scan waits at most that long. A
             // sample held for another stream goes at its release time at the latest.
-            var slice = streams.allSatisfy(\.wakesPerScan)
+            // A hub whose silence stands for held values is looked at every period too.
+            var slice = streams.allSatisfy({ $0.wakesPerScan && !$0.silenceMeansUnchanged })
                 ? Self.pollSliceMilliseconds
                 : Int32(clamping: max(1, (streams.map(\.period).min() ?? 0) / 2_000_000))
             let start = MonotonicClock.now()
@@ -210,6 +212,14 @@ public final class IIOBufferedDriver: SensorDriver {
     func refillAll(waited: Bool) throws(SensorError) -> Int {
         var count = 0
         for i in streams.indices { count += try refill(lane: i, waited: waited) }
+        // While moving, a hub's silence within its sensitivity is a held value (at rest the
+        // rest's own rules apply: RestingSource).
+        if restPace == nil {
+            let now = MonotonicClock.now()
+            for (lane, stream) in streams.enumerated() {
+                count += stream.heldWhileSilent(now: now) { merger.push($0, lane: lane) }
+            }
+        }
         // Only a wake-up with no scans may be a removal's uevent (a moving device's removal also
         // fails its reads): the uevent socket costs no syscall on the reads that bring samples.
         if count == 0, let gone = removalWatch?.removedDevice() {

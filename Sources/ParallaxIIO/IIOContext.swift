@@ -53,12 +53,16 @@ struct IIODeviceHandle {
     func hasAttribute(_ name: String) -> Bool { iio_device_find_attr(pointer, name) != nil }
 
     /// Reads a device attribute as text; throws the negative errno libiio returned.
-    func read(_ attribute: String) -> Result<String, IIOReadError> {
+    func read(_ attribute: String) -> Result<String, IIOAttributeError> {
         readAttribute { iio_device_attr_read(pointer, attribute, $0, $1) }
     }
 
-    func write(_ attribute: String, _ value: String) -> Bool {
-        iio_device_attr_write(pointer, attribute, value) > 0
+    func write(_ attribute: String, _ value: String) -> Bool { set(attribute, value) == nil }
+
+    /// Writes a device attribute; nil when it took, the errno libiio reported otherwise (a
+    /// refusal the caller words as its consequence: `SensorLimit`).
+    func set(_ attribute: String, _ value: String) -> IIOAttributeError? {
+        writeAttribute { iio_device_attr_write(pointer, attribute, value) }
     }
 }
 
@@ -70,27 +74,35 @@ struct IIOChannelHandle {
     var isOutput: Bool { iio_channel_is_output(pointer) }
     func hasAttribute(_ name: String) -> Bool { iio_channel_find_attr(pointer, name) != nil }
 
-    func read(_ attribute: String) -> Result<String, IIOReadError> {
+    func read(_ attribute: String) -> Result<String, IIOAttributeError> {
         readAttribute { iio_channel_attr_read(pointer, attribute, $0, $1) }
     }
 
-    func write(_ attribute: String, _ value: String) -> Bool {
-        iio_channel_attr_write(pointer, attribute, value) > 0
+    func write(_ attribute: String, _ value: String) -> Bool { set(attribute, value) == nil }
+
+    func set(_ attribute: String, _ value: String) -> IIOAttributeError? {
+        writeAttribute { iio_channel_attr_write(pointer, attribute, value) }
     }
 }
 
-/// A failed attribute read: the errno libiio reported.
-struct IIOReadError: Error {
+/// A failed attribute read or write: the errno libiio reported.
+struct IIOAttributeError: Error {
     let errno: Int32
     var isDeviceGone: Bool { errno == ENODEV || errno == ENOENT || errno == ENXIO }
     var description: String { IIOContext.describe(errno: errno) }
 }
 
+/// libiio returns the bytes written, or a negative errno; a write of nothing took nothing.
+private func writeAttribute(_ write: () -> Int) -> IIOAttributeError? {
+    let n = write()
+    return n > 0 ? nil : IIOAttributeError(errno: n < 0 ? Int32(-n) : EIO)
+}
+
 /// Sysfs attributes are short; one stack-sized buffer per read, no heap traffic beyond the String.
-private func readAttribute(_ read: (UnsafeMutablePointer<CChar>, Int) -> Int) -> Result<String, IIOReadError> {
+private func readAttribute(_ read: (UnsafeMutablePointer<CChar>, Int) -> Int) -> Result<String, IIOAttributeError> {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 128) { buffer in
         let n = read(buffer.baseAddress!, buffer.count)
-        guard n >= 0 else { return .failure(IIOReadError(errno: Int32(-n))) }
+        guard n >= 0 else { return .failure(IIOAttributeError(errno: Int32(-n))) }
         let bytes = UnsafeRawBufferPointer(start: buffer.baseAddress!, count: min(n, buffer.count))
         let text = bytes.prefix { $0 != 0 }
         return .success(String(decoding: text, as: UTF8.self))

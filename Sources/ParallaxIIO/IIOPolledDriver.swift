@@ -147,7 +147,7 @@ public final class IIOPolledDriver: SensorDriver {
         // The context is destroyed with this object; nothing else is held open between polls.
     }
 
-    private enum Reading { case value(Vector3), garbage(String), failed(IIOReadError) }
+    private enum Reading { case value(Vector3), garbage(String), failed(IIOAttributeError) }
 
     private func read(_ axis: TriAxis) -> Reading {
         var raw = [0.0, 0.0, 0.0]

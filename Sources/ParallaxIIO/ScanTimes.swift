@@ -37,6 +37,10 @@ struct ScanTimes {
         return clock == "monotonic" ? .kernelMonotonic : .kernelSpacing(clock: clock.isEmpty ? "unknown" : clock)
     }
 
+    /// A sample at `t` was made for this device without a scan (a silent hub's held value): the
+    /// next scan's time comes after it.
+    mutating func hold(until t: Int64) { newest = max(newest, t) }
+
     /// Calls `body` with each scan of one refill, in order, and its time.
     mutating func assign(_ raws: [ScanLayout.Raw], readTime: Int64, _ body: (Int64, ScanLayout.Raw) -> Void) {
         let newestStamp = raws.last?.timestamp

@@ -27,10 +27,13 @@ public struct SensorDescription: Sendable, Equatable {
     /// How its samples are read: "buffered", "polled" or "polled: <why not buffered>" (IIO),
     /// "replay"; shown in `status` (docs/sensors.md "Decision rule").
     public var capture: String
+    /// What the device refused the daemon and what that costs (SensorLimit), shown in `status`.
+    public var limits: [SensorLimit]
 
     public init(kind: SensorKind, device: String, location: String, rate: Double,
                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity",
-                frame: SensorFrame = .identity, notes: [String] = [], capture: String = "") {
+                frame: SensorFrame = .identity, notes: [String] = [], capture: String = "",
+                limits: [SensorLimit] = []) {
         self.kind = kind
         self.device = device
         self.location = location
@@ -40,6 +43,7 @@ public struct SensorDescription: Sendable, Equatable {
         self.frame = frame
         self.notes = notes
         self.capture = capture
+        self.limits = limits
     }
 }
 

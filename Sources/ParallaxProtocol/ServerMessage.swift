@@ -131,6 +131,12 @@ public enum ServerMessage: Sendable, Equatable {
                 writer.key("capture")
                 writer.string(sensor.capture)
             }
+            if !sensor.limits.isEmpty {
+                writer.key("limits")
+                writer.beginArray()
+                for limit in sensor.limits { writer.string(limit) }
+                writer.endArray()
+            }
             writer.endObject()
         }
         writer.endArray()

@@ -74,7 +74,8 @@ extension ServerMessage {
             guard let kind = entry["kind"]?.stringValue else { return nil }
             return SensorInfo(
                 kind: kind, device: entry["device"]?.stringValue ?? "", rate: entry["rate"]?.doubleValue ?? 0,
-                capture: entry["capture"]?.stringValue ?? "")
+                capture: entry["capture"]?.stringValue ?? "",
+                limits: (entry["limits"]?.arrayValue ?? []).compactMap(\.stringValue))
         }
         return StatusReport(
             version: value["version"]?.stringValue ?? "",

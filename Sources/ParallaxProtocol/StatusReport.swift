@@ -21,12 +21,17 @@ public struct SensorInfo: Sendable, Equatable {
     /// How it is read: "buffered", "polled", "polled: <why not buffered>", "replay"; "" from
     /// servers before the field existed.
     public var capture: String
+    /// What the device refused the daemon, each worded by its consequence with the attribute and
+    /// the reason ("the hub cannot rest: reading at full rate while still (in_accel_hysteresis:
+    /// Permission denied)"); empty when nothing was refused (and from older servers).
+    public var limits: [String]
 
-    public init(kind: String, device: String, rate: Double, capture: String = "") {
+    public init(kind: String, device: String, rate: Double, capture: String = "", limits: [String] = []) {
         self.kind = kind
         self.device = device
         self.rate = rate
         self.capture = capture
+        self.limits = limits
     }
 }
 

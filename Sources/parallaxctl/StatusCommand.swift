@@ -43,9 +43,21 @@ struct StatusCommand: ParsableCommand {
         for sensor in report.sensors {
             lines.append(row("  \(sensor.kind)", "\(sensor.device), \(TextFormat.short(sensor.rate)) Hz"))
         }
-        // One capture line for the set (its sensors are captured alike), with the reason when polled.
-        if let capture = report.sensors.first?.capture, !capture.isEmpty {
+        // One capture line when the sensors are captured alike, one per sensor otherwise (a
+        // gyroscope buffered beside an accelerometer left to iio-sensor-proxy), with the reason
+        // when polled.
+        let captures = report.sensors.map(\.capture)
+        if let capture = captures.first, !capture.isEmpty, captures.allSatisfy({ $0 == capture }) {
             lines.append(row("capture", capture))
+        } else {
+            for sensor in report.sensors where !sensor.capture.isEmpty {
+                lines.append(row("capture", "\(sensor.kind): \(sensor.capture)"))
+            }
+        }
+        // What a device refused, once each (a device-wide limit shows under both of its sensors).
+        var said: Set<String> = []
+        for sensor in report.sensors {
+            for limit in sensor.limits where said.insert(limit).inserted { lines.append(row("limit", limit)) }
         }
         if let frame = report.frame {
             lines.append(row("frame", frame.source + (frame.repairs.isEmpty ? "" : ", repaired")))

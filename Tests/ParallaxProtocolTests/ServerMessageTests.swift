@@ -124,6 +124,20 @@ private let sampleStatus = StatusReport(
         #expect(!String(decoding: ServerMessage.status(sampleStatus, id: nil).encode(), as: UTF8.self).contains("capture"))
     }
 
+    @Test func statusSaysWhatEachSensorWasRefused() throws {
+        var report = sampleStatus
+        let limits = ["the hub cannot rest: reading at full rate while still (in_accel_hysteresis: Permission denied (13))",
+                      "no kernel timestamps: sample times from the read time (the clock stays realtime) (current_timestamp_clock: Permission denied (13))"]
+        report.sensors = [SensorInfo(kind: "accel", device: "accel_3d", rate: 100, capture: "buffered", limits: limits),
+                          SensorInfo(kind: "gyro", device: "gyro_3d", rate: 100, capture: "buffered")]
+        let line = ServerMessage.status(report, id: nil).encode()
+        let parsed = try JSONReader.parse(line)
+        #expect(parsed["sensors"]?[0]?["limits"]?.arrayValue?.compactMap(\.stringValue) == limits)
+        // Nothing refused: no field at all.
+        #expect(parsed["sensors"]?[1]?["limits"] == nil)
+        #expect(ServerMessage.decode(line: line) == .status(report, id: nil))
+    }
+
     @Test func aHugeStatusCountReadsAsEmpty() {
         guard case .status(let report, _)? = ServerMessage.decode(line: Array(#"{"type":"status","subscribers":1e300,"clients":-1e300}"#.utf8)) else {
             Issue.record("status not decoded")

@@ -17,6 +17,7 @@ import pytest
 
 import accounts
 import plx
+from helpers import TURN_PEAK_LIMIT, TURN_THRESHOLD, expect_offset, wait_log, wait_resting
 
 SYSTEMD_DIR = os.path.join(plx.REPO_ROOT, 'systemd')
 SERVICE = os.path.join(SYSTEMD_DIR, 'parallaxd.service')
@@ -207,6 +208,8 @@ def test_udev_rule_leaves_other_iio_devices_alone(workdir):
 def buffered_imu(index=0, **kw):
     """A BMI160 with the attributes of buffered capture (scan elements, buffer, trigger)."""
     extra = {'buffer/enable': '0', 'buffer/length': '2', 'buffer/watermark': '1', 'trigger/current_trigger': '',
+             'current_timestamp_clock': 'realtime', 'in_accel_hysteresis': '0', 'in_anglvel_hysteresis': '0',
+             'in_accel_hysteresis_relative': '0',
              'scan_elements/in_accel_x_en': '0', 'scan_elements/in_anglvel_z_en': '0',
              'scan_elements/in_accel_x_index': '0', 'scan_elements/in_accel_x_type': 'le:s16/16>>0'}
     extra.update(kw.pop('extra_attrs', {}))
@@ -222,11 +225,13 @@ def test_helper_opens_exactly_the_written_attributes(testbed):
     out = subprocess.run([HELPER, sysdir, group], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr
     writable = ['sampling_frequency', 'buffer/enable', 'buffer/length', 'buffer/watermark', 'trigger/current_trigger',
-                'scan_elements/in_accel_x_en', 'scan_elements/in_anglvel_z_en']
+                'scan_elements/in_accel_x_en', 'scan_elements/in_anglvel_z_en',
+                'current_timestamp_clock', 'in_accel_hysteresis', 'in_anglvel_hysteresis']
     for attr in writable:
         st = os.stat(os.path.join(sysdir, attr))
         assert st.st_gid == gid and st.st_mode & stat.S_IWGRP, '%s not opened to %s' % (attr, group)
-    for attr in ('in_accel_x_raw', 'name', 'scan_elements/in_accel_x_index', 'in_accel_scale'):
+    # What the daemon never writes stays closed (a relative sensitivity included).
+    for attr in ('in_accel_x_raw', 'name', 'scan_elements/in_accel_x_index', 'in_accel_scale', 'in_accel_hysteresis_relative'):
         st = os.stat(os.path.join(sysdir, attr))
         assert not (st.st_gid == gid and st.st_mode & stat.S_IWGRP), '%s must stay as it was' % attr
 
@@ -273,5 +278,98 @@ def test_unprivileged_daemon_raises_sampling_frequency(parallaxd_bin, workdir, t
             assert 'could not be raised' in log, log
         s = c.status()
         assert s['sensor'] == 'ok', s
+    finally:
+        assert d.stop() == 0, d.stderr_tail()
+
+
+# A steady turn about Y (gravity unchanged while upright): 17.2° over 1 s, x ≈ 0.19 after it.
+STEADY_TURN_DEGREES, STEADY_TURN_SECONDS = 17.2, 1.0
+
+
+@pytest.mark.parametrize('granted', ['everything', 'not-clock-or-sensitivity'])
+def test_unprivileged_daemon_says_what_a_refused_write_costs(parallaxd_bin, workdir, testbed, feeders, granted):
+    """A HID hub read by the unprivileged account: with everything the helper grants, it sets the
+    kernel's clock to monotonic and the hub's sensitivity to 0 (its default here is not), and
+    claims no limit. Without those two attributes (a helper from before they were granted) it
+    says what each refusal costs in status and the log, and never claims a rest at the hub."""
+    if os.geteuid() != 0:
+        pytest.skip('needs root to start the daemon under another account')
+    setpriv = need('setpriv')
+    nobody, nogroup = pwd.getpwnam('nobody').pw_uid, grp.getgrnam('nogroup').gr_gid
+    accel = plx.buffered_hid_accel_3d(0, sysfs_raw=False, hysteresis={plx.ACCEL: 0.05})
+    gyro = plx.buffered_hid_gyro_3d(1, sysfs_raw=False, hysteresis={plx.GYRO: 0.02})
+    for dev in (accel, gyro):
+        testbed.add(dev)
+        subprocess.run([HELPER, testbed.attr_path(dev, ''), 'nogroup'], check=True, timeout=30)
+        if granted != 'everything':
+            for attr in ('current_timestamp_clock', 'in_accel_hysteresis', 'in_anglvel_hysteresis'):
+                path = testbed.attr_path(dev, attr)
+                if os.path.exists(path):
+                    os.chown(path, 0, 0)
+                    os.chmod(path, 0o644)
+        feeders.append(plx.ScanFeeder(testbed, dev, rate_hz=100.0, hub=True).start())
+    for d in (workdir, testbed.root):
+        os.chmod(d, 0o755)
+    # The account opens the emulated nodes as udev would let the service: the PTYs behind
+    # /dev/iio:deviceN and umockdev's ioctl socket.
+    for dev in (accel, gyro):
+        os.chmod(os.path.realpath(os.path.join(testbed.root, 'dev', 'iio:device%d' % dev.index)), 0o666)
+    for sock in glob.glob(os.path.join(testbed.root, 'ioctl', '*')):
+        os.chmod(sock, 0o777)
+    sockdir = os.path.join(workdir, 'run')
+    os.mkdir(sockdir)
+    os.chown(sockdir, nobody, nogroup)
+    old = os.umask(0)
+    try:
+        d = plx.Daemon(workdir, testbed, binary=setpriv,
+                       args=['--reuid=%d' % nobody, '--regid=%d' % nogroup, '--clear-groups', accounts.shared_copy(parallaxd_bin),
+                             '--socket', os.path.join(sockdir, 's.sock'), '--config', '/dev/null',
+                             '--source', 'auto', '--log-level', 'debug'],
+                       socket_path=os.path.join(sockdir, 's.sock'))
+        d.start()
+    finally:
+        os.umask(old)
+    try:
+        c = d.connect()
+        c.subscribe()
+        status = c.status()
+        log = d.stderr_text()
+        assert 'capture: buffered' in log, log
+        limits = {s['kind']: s.get('limits', []) for s in status['sensors']}
+        clocks = [testbed.get_raw(dev, 'current_timestamp_clock') for dev in (accel, gyro)]
+        sensitivities = [float(testbed.get_raw(accel, 'in_accel_hysteresis')), float(testbed.get_raw(gyro, 'in_anglvel_hysteresis'))]
+        if granted == 'everything':
+            assert limits == {'accel': [], 'gyro': []}, status
+            assert clocks == ['monotonic', 'monotonic'] and sensitivities == [0.0, 0.0], (clocks, sensitivities)
+            assert 'no kernel timestamps' not in log and 'the hub cannot rest' not in log, log
+        else:
+            assert clocks == ['realtime', 'realtime'] and sensitivities == [0.05, 0.02], (clocks, sensitivities)
+            for kind, attr in (('accel', 'in_accel_hysteresis'), ('gyro', 'in_anglvel_hysteresis')):
+                assert any(l.startswith('the hub cannot rest: reading at full rate while still (%s: Permission denied' % attr)
+                           for l in limits[kind]), status
+                assert any(l.startswith('no kernel timestamps: sample times from the read time (the clock stays realtime)')
+                           and 'current_timestamp_clock: Permission denied' in l for l in limits[kind]), status
+            assert log.count('the hub cannot rest') == 2, log
+            # parallaxctl status shows each limit once.
+            text = subprocess.run([plx.find_binary('parallaxctl'), '--socket', d.socket_path, 'status'],
+                                  capture_output=True, text=True, timeout=30).stdout
+            assert sum(1 for line in text.splitlines() if line.startswith('limit')) == 3, text
+        # A steady turn about Y with gravity unchanged: the gyroscope's reading changes once and
+        # then holds. At sensitivity 0 the hub reports it every interval; a hub that kept its
+        # sensitivity reports once, and its silence must count as that rate held (HID), not as
+        # a gap the fusion skips.
+        gyro_scans = feeders[1].scans
+        plx.turn(testbed, accel, gyro, 'y', STEADY_TURN_DEGREES, STEADY_TURN_SECONDS)
+        during = feeders[1].scans - gyro_scans
+        f = expect_offset(c, lambda x, y: x > TURN_THRESHOLD, 'x > %.2f' % TURN_THRESHOLD)
+        assert f['x'] < TURN_PEAK_LIMIT, f
+        if granted == 'everything':
+            assert during >= 100.0 * STEADY_TURN_SECONDS / 2, 'the hub sent %d gyroscope reports during a steady turn' % during
+        else:
+            assert during <= 3, 'the emulated hub reported a steady turn %d times at sensitivity 0.02' % during
+        # Still for longer than RestAfter=: a rest at the hub is claimed only where it was had.
+        assert wait_resting(c).get('resting') is True, d.stderr_tail()
+        rested = d.stderr_text()
+        assert ('at rest at the hub' in rested) == (granted == 'everything'), rested
     finally:
         assert d.stop() == 0, d.stderr_tail()
