@@ -8,7 +8,9 @@
 /// long as parallaxd holds it and for good after (the buffer is left disabled); holding it
 /// first makes its opens fail with EBUSY. Its udev rule marks every accelerometer it would read
 /// that way with `IIO_SENSOR_PROXY_TYPE` containing `iio-buffer-accel`, whatever the start
-/// order, so that mark is what parallaxd goes by.
+/// order, so that mark is what parallaxd goes by, together with whether iio-sensor-proxy runs
+/// (its name on the system bus): a mark left by an installed but stopped or masked service
+/// claims nothing, and the daemon reopens when the service comes or goes (SensorProxyPresence).
 public enum BufferClaim {
     /// The udev property iio-sensor-proxy's rule (80-iio-sensor-proxy.rules) sets.
     public static let sensorProxyProperty = "IIO_SENSOR_PROXY_TYPE"
@@ -16,9 +18,11 @@ public enum BufferClaim {
     public static let sensorProxyBufferedType = "iio-buffer-accel"
 
     /// Why the buffer of the accelerometer `deviceID` (`deviceName`) is not parallaxd's to take,
-    /// given the value of its `IIO_SENSOR_PROXY_TYPE` property; nil when nothing claims it.
-    public static func claim(deviceID: String, deviceName: String, sensorProxyType: String?) -> String? {
-        guard let types = sensorProxyType,
+    /// given the value of its `IIO_SENSOR_PROXY_TYPE` property and whether iio-sensor-proxy runs
+    /// (nil: not known, no system bus; the mark alone decides then); nil when nothing claims it.
+    public static func claim(deviceID: String, deviceName: String, sensorProxyType: String?,
+                             sensorProxyRunning: Bool? = nil) -> String? {
+        guard sensorProxyRunning != false, let types = sensorProxyType,
               types.split(separator: " ").contains(Substring(sensorProxyBufferedType)) else { return nil }
         return "the buffer of \(deviceID) (\(deviceName)) is left to iio-sensor-proxy (screen rotation reads it; "
             + "its udev rule set \(sensorProxyProperty)=\(types))"

@@ -40,6 +40,7 @@ extension IIOBufferedDriver: RestingSource {
                 logger.info("\(stream.device.id) (\(stream.device.name)) at rest: \(FixedRate(plan.pace.rate)) Hz, \(plan.pace.samplesPerWake) scan(s) per wake-up")
             }
         }
+        polledAccel?.resting = true
         let pace = RestPace.combined(paces)
         restPace = pace
         motionReported = false
@@ -50,6 +51,8 @@ extension IIOBufferedDriver: RestingSource {
         guard restPace != nil else { return }
         restPace = nil
         motionReported = false
+        polledAccel?.resting = false
+        polledAccel?.readSoon()
         try keepQueuedScans()
         let now = MonotonicClock.now()
         // The gyroscope first: its reports carry the motion (a steady turn changes no reading of
@@ -71,7 +74,7 @@ extension IIOBufferedDriver: RestingSource {
     }
 
     public var restWakeup: RestWakeup {
-        let due = merger.releaseTime() ?? .max
+        let due = min(merger.releaseTime() ?? .max, polledAccel?.nextRead ?? .max)
         guard let pace = restPace, pace.wakesThroughDescriptor, streams.allSatisfy(\.buffer.isOpen) else { return RestWakeup(due: due) }
         return RestWakeup(descriptor: readiness, due: due)
     }
@@ -81,9 +84,9 @@ extension IIOBufferedDriver: RestingSource {
     public func takeResting() throws(SensorError) -> Sample? {
         if !heldBeforeMotion.isEmpty { return heldBeforeMotion.removeFirst() }
         var taken = takeReadyFromLane()
-        if taken == nil, try refillAll(waited: false) > 0 { taken = takeReadyFromLane() }
+        if taken == nil, try refillAll(waited: false) + readPolledIfDue() > 0 { taken = takeReadyFromLane() }
         guard let (sample, lane) = taken else { return nil }
-        if let rest = streams[lane].rest, rest.atHub, HubRest.isMotion(sample, since: rest.reference) {
+        if lane < streams.count, let rest = streams[lane].rest, rest.atHub, HubRest.isMotion(sample, since: rest.reference) {
             if !motionReported, let held = heldStill(before: sample) {
                 motionReported = true
                 heldBeforeMotion = [sample]

@@ -33,7 +33,11 @@ public final class IIOBufferedDriver: SensorDriver {
     /// One stream per device buffer: one for a combined IMU or an accelerometer alone, two for
     /// a HID hub's separate accelerometer and gyroscope (DeviceStream.swift).
     let streams: [DeviceStream]
-    /// The streams' samples in time order (SampleMerger.swift); lane i is `streams[i]`.
+    /// An accelerometer read through sysfs because iio-sensor-proxy holds its buffer, while the
+    /// gyroscope's own device is buffered (PolledAccelerometer.swift); its lane is `polledLane`.
+    let polledAccel: PolledAccelerometer?
+    /// The streams' samples in time order (SampleMerger.swift); lane i is `streams[i]`, then
+    /// the polled accelerometer's.
     var merger: SampleMerger
     /// An epoll descriptor over every stream's buffer: readable when any of them is, so that
     /// the capture thread waits on one descriptor whatever the number of devices.
@@ -102,8 +106,16 @@ public final class IIOBufferedDriver: SensorDriver {
         let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)
         guard let accelChannels = found.accel else { throw Unavailable(reason: "no accelerometer", nothingToCapture: true) }
         let accelDevice = accelChannels.device
-        if isLocal, let claim = BufferClaim.claim(deviceID: accelDevice.id, deviceName: accelDevice.name,
-                                                  sensorProxyType: udevProperty(device: accelDevice.id, BufferClaim.sensorProxyProperty)) {
+        // iio-sensor-proxy holds the accelerometer's buffer: a gyroscope on a device of its own
+        // (a HID hub's gyro_3d, which it never reads) is still buffered, the accelerometer read
+        // through sysfs beside it; one device for both, or no gyroscope, is polled whole.
+        var claim: String?
+        if isLocal {
+            claim = BufferClaim.claim(deviceID: accelDevice.id, deviceName: accelDevice.name,
+                                      sensorProxyType: udevProperty(device: accelDevice.id, BufferClaim.sensorProxyProperty),
+                                      sensorProxyRunning: settings.sensorProxyRunning)
+        }
+        if let claim, found.gyro.map({ $0.device.id == accelDevice.id }) ?? true {
             throw Unavailable(reason: claim)
         }
 
@@ -127,20 +139,34 @@ public final class IIOBufferedDriver: SensorDriver {
 
         // One stream per device: the accelerometer's (with the gyroscope when it is on the same
         // device), then the gyroscope's own device. Merged streams share the monotonic clock.
-        var devices = [accelChannels.device]
+        var devices = claim == nil ? [accelChannels.device] : []
         if let g = found.gyro, g.device.id != accelChannels.device.id { devices.append(g.device) }
         var streams: [DeviceStream] = []
         for device in devices {
             streams.append(try DeviceStream(
                 device: device, context: context, accel: sensor(.accelerometer, on: device), gyro: sensor(.gyroscope, on: device),
-                pollRate: settings.pollRate, monotonicClock: devices.count > 1, logger: logger))
+                pollRate: settings.pollRate, monotonicClock: devices.count > 1 || claim != nil, logger: logger))
         }
         self.streams = streams
-        merger = SampleMerger(periods: streams.map(\.period))
+        let polled = claim.flatMap { _ in
+            resolved.first { $0.kind == .accelerometer }.map {
+                PolledAccelerometer(device: accelDevice, axis: $0.axis, rate: settings.polledAccelerometerRate, logger: logger)
+            }
+        }
+        polledAccel = polled
+        merger = SampleMerger(periods: streams.map(\.period) + (polled.map { [$0.period] } ?? []))
+        // Nobody waits for a reading that is taken, not delivered: it goes when it is made.
+        if polled != nil { merger.waitForNothing(lane: streams.count) }
 
         sensors = resolved.map { r in
             let device = r.channels.device
             let stream = streams.first { $0.device.id == device.id }
+            if r.kind == .accelerometer, let polled, let claim {
+                logger.info("accelerometer: \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), polled at \(FixedRate(polled.rate)) Hz beside the buffered gyroscope")
+                return SensorDescription(kind: r.kind, device: device.name, location: device.id, rate: polled.rate,
+                                         mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes,
+                                         capture: "polled at \(FixedRate(polled.rate)) Hz: \(claim)")
+            }
             let rate = stream?.activeRate ?? settings.pollRate
             logger.info("\(r.kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), buffered at \(FixedRate(rate)) Hz")
             return SensorDescription(kind: r.kind, device: device.name, location: isLocal ? device.id : "\(settings.uri) \(device.id)",
@@ -183,10 +209,14 @@ public final class IIOBufferedDriver: SensorDriver {
             if let release = merger.releaseTime() {
                 slice = min(slice, Int32(clamping: max(0, release.saturatingSubtracting(start) + 999_999) / 1_000_000))
             }
+            if let polledAccel {
+                slice = min(slice, Int32(clamping: max(0, polledAccel.nextRead.saturatingSubtracting(start) + 999_999) / 1_000_000))
+            }
             let ready = wait(milliseconds: slice)
             // Blocked in poll() for more than a wake-up's noise: these scans were waited for.
             let waited = ready && MonotonicClock.now() - start > 100_000
-            if try refillAll(waited: waited) == 0 && merger.count == 0 { try checkStall() }
+            let count = try refillAll(waited: waited) + readPolledIfDue()
+            if count == 0 && merger.count == 0 { try checkStall() }
         }
     }
 
@@ -196,9 +226,17 @@ public final class IIOBufferedDriver: SensorDriver {
     /// The same with the lane (stream) it came from.
     func takeReadyFromLane() -> (sample: Sample, lane: Int)? {
         guard let (sample, lane) = merger.next(now: MonotonicClock.now()) else { return nil }
-        streams[lane].sampleTaken(at: sample.t)
+        if lane < streams.count { streams[lane].sampleTaken(at: sample.t) }
         lastReturned = sample.t
         return (sample, lane)
+    }
+
+    /// The polled accelerometer's reading if one is due (blocks for it: the capture thread
+    /// only), into its lane; how many samples that made.
+    func readPolledIfDue() throws(SensorError) -> Int {
+        guard let polledAccel, let sample = try polledAccel.readIfDue(now: MonotonicClock.now()) else { return 0 }
+        merger.push(sample, lane: streams.count)
+        return 1
     }
 
     /// Waits up to `milliseconds` for any stream's buffer to be readable; true when one is.
@@ -252,6 +290,9 @@ extension IIOBufferedDriver: QueuedSampleSource {
     public var lastSampleArrival: Int64 { lastReturned }
 
     public var hasEnded: Bool { false }
+
+    /// A polled accelerometer blocks for each reading: the capture thread alone reads then.
+    public var takesWithoutBlocking: Bool { polledAccel == nil }
 
     /// When the first merged sample at or after `time` may go: for each stream, its first sample
     /// from `time` on, once every other stream has delivered the sample after which it cannot

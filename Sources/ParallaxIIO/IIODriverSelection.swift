@@ -17,7 +17,11 @@ public enum IIODriverSelection {
         }
         switch IIOBufferedDriver.open(settings: settings, firstDataTimeout: firstDataTimeout, logger: logger) {
         case .success(let driver):
-            logger.notice("capture: buffered (\(driver.sensors.map { "\($0.kind.rawValue) \($0.location)" }.joined(separator: ", ")))")
+            if driver.polledAccel == nil {
+                logger.notice("capture: buffered (\(driver.sensors.map { "\($0.kind.rawValue) \($0.location)" }.joined(separator: ", ")))")
+            } else {
+                logger.notice("capture: \(driver.sensors.map { "\($0.kind.rawValue) \($0.location) \($0.capture)" }.joined(separator: "; "))")
+            }
             return driver
         case .failure(let why):
             if settings.capture == .buffered {

@@ -9,6 +9,9 @@ public struct IIOSettings: Sendable, Equatable {
     public static let defaultPollRate = 100.0
     /// A device sampling slower than this (Hz) is raised to an available rate (some default to 0 or 1 Hz).
     public static let minimumDeviceRate = 10.0
+    /// Readings a second of an accelerometer polled beside buffered gyroscopes when the daemon
+    /// says nothing else (Hz): 24 GET_REPORTs/s on a HID hub.
+    public static let defaultPolledAccelerometerRate = 8.0
     /// Consecutive failed polls after which the sensors count as lost (at 100 Hz: half a second).
     public static let defaultFailureLimit = 50
 
@@ -18,11 +21,22 @@ public struct IIOSettings: Sendable, Equatable {
     public var gyroMountMatrix: MountMatrix?
     public var failureLimit: Int
     public var capture: CaptureMethod
+    /// How often an accelerometer whose buffer iio-sensor-proxy holds is read through sysfs
+    /// while a gyroscope of another device is buffered (Hz): as often as the attitude filter
+    /// needs gravity (`MotionSettings.gravityReferenceRate`), each read costing a HID hub three
+    /// GET_REPORTs (docs/sensors.md "Beside iio-sensor-proxy").
+    public var polledAccelerometerRate: Double
+    /// Whether iio-sensor-proxy runs (its name on the system bus); nil: not known (no bus), its
+    /// udev mark alone decides whether it holds the accelerometer's buffer (BufferClaim).
+    public var sensorProxyRunning: Bool?
 
     public init(uri: String = "local:", pollRate: Double = IIOSettings.defaultPollRate,
                 accelMountMatrix: MountMatrix? = nil, gyroMountMatrix: MountMatrix? = nil,
-                failureLimit: Int = IIOSettings.defaultFailureLimit, capture: CaptureMethod = .auto) {
+                failureLimit: Int = IIOSettings.defaultFailureLimit, capture: CaptureMethod = .auto,
+                polledAccelerometerRate: Double = IIOSettings.defaultPolledAccelerometerRate, sensorProxyRunning: Bool? = nil) {
         self.uri = uri
+        self.polledAccelerometerRate = polledAccelerometerRate
+        self.sensorProxyRunning = sensorProxyRunning
         self.capture = capture
         self.pollRate = pollRate
         self.accelMountMatrix = accelMountMatrix
@@ -147,19 +161,5 @@ public final class IIOPolledDriver: SensorDriver {
         // The context is destroyed with this object; nothing else is held open between polls.
     }
 
-    private enum Reading { case value(Vector3), garbage(String), failed(IIOAttributeError) }
-
-    private func read(_ axis: TriAxis) -> Reading {
-        var raw = [0.0, 0.0, 0.0]
-        for i in 0..<3 {
-            switch axis.channels[i].read(axis.attribute) {
-            case .failure(let error): return .failed(error)
-            case .success(let text):
-                guard let value = DecimalNumber.parseDouble(text) else { return .garbage(text) }
-                raw[i] = value
-            }
-        }
-        let device = axis.deviceFrame(raw[0], raw[1], raw[2])
-        return device.isFinite ? .value(device) : .garbage("non-finite after scaling")
-    }
+    private func read(_ axis: TriAxis) -> TriAxis.Reading { axis.readSysfs() }
 }

@@ -22,6 +22,13 @@ public protocol QueuedSampleSource: AnyObject {
     /// When (monotonic ns) the sample `nextSample` last returned was taken, on the clock the
     /// daemon's due times use (a replay's stamps run ahead of it at speeds above 1).
     var lastSampleArrival: Int64 { get }
+    /// Whether `takeQueued` never blocks; false when some of its samples need a blocking read
+    /// (a polled sensor merged with buffered ones), and the loop must not take from it.
+    var takesWithoutBlocking: Bool { get }
+}
+
+extension QueuedSampleSource {
+    public var takesWithoutBlocking: Bool { true }
 }
 
 /// When the event loop next needs a fresh sample, as the capture thread plans its sleep.

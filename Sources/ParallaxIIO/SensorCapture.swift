@@ -195,7 +195,7 @@ public final class SensorCapture: Sendable {
             return
         }
         defer { driver.close() }
-        let queued = driver as? any QueuedSampleSource
+        let queued = (driver as? any QueuedSampleSource).flatMap { $0.takesWithoutBlocking ? $0 : nil }
         // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
         // the slot is emptied before the driver closes (defers run last first).
         slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }

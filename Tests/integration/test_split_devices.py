@@ -14,6 +14,7 @@ umockdev cannot emulate the kernel's refusals (EINVAL without a trigger, no data
 device's trigger, EBUSY on the clock while enabled): the daemon's choices are checked, not the
 kernel's reactions; those await the real-kernel lab."""
 import os
+import subprocess
 import threading
 import time
 
@@ -322,3 +323,64 @@ def test_capture_buffered_refuses_to_poll(start_daemon, testbed, workdir):
     assert 'polling instead' not in daemon.stderr_text().replace('not polling instead', '')
     status = daemon.connect().status()
     assert status['sensor'] in ('none', 'lost'), status
+
+
+# iio-sensor-proxy's udev mark on accel_3d, as its rule sets it on Debian (80-iio-sensor-proxy.rules).
+SENSOR_PROXY_MARK = {'IIO_SENSOR_PROXY_TYPE': 'iio-poll-accel iio-buffer-accel'}
+
+
+def start_beside_sensor_proxy(start_daemon, testbed, feeders, **daemon_kw):
+    """accel_3d marked by iio-sensor-proxy (readable through sysfs, its buffer never fed: the
+    proxy holds it) and gyro_3d fed as a hub; a daemon (no system bus: the mark alone decides)."""
+    accel = plx.buffered_hid_accel_3d(0, extra_properties=SENSOR_PROXY_MARK)
+    gyro = plx.buffered_hid_gyro_3d(1, sysfs_raw=False)
+    testbed.add(accel)
+    testbed.add(gyro)
+    feeders.append(plx.ScanFeeder(testbed, gyro, rate_hz=FULL_RATE, hub=True).start())
+    daemon = start_daemon(**daemon_kw)
+    assert wait_log(daemon, 'capture: accel iio:device0 polled at'), daemon.stderr_tail()
+    return daemon, accel, gyro
+
+
+def test_beside_sensor_proxy_the_gyroscope_is_buffered_and_the_accelerometer_read_slowly(start_daemon, testbed, feeders):
+    daemon, accel, gyro = start_beside_sensor_proxy(start_daemon, testbed, feeders)
+    c = daemon.connect()
+    subscribe_ready(c)
+    status = c.status()
+    by_kind = {s['kind']: s for s in status['sensors']}
+    # The gyroscope's own buffer and trigger; the accelerometer's buffer never touched, read
+    # through sysfs at the filter's gravity rate (a few Hz, not the gyroscope's 100).
+    assert by_kind['gyro']['capture'] == 'buffered', status
+    assert by_kind['accel']['capture'].startswith('polled at ') and 'left to iio-sensor-proxy' in by_kind['accel']['capture'], status
+    assert 1 <= by_kind['accel']['rate'] <= 10, status
+    assert testbed.get_raw(gyro, 'buffer/enable') == '1' and testbed.get_raw(gyro, 'trigger/current_trigger') == 'gyro_3d-dev1'
+    assert testbed.get_raw(accel, 'buffer/enable') == '0' and testbed.get_raw(accel, 'trigger/current_trigger') == ''
+    # The gyroscope's kernel times are merged with the accelerometer's read times: one clock.
+    assert testbed.get_raw(gyro, 'current_timestamp_clock') == 'monotonic'
+    # Signs as everywhere: a tip about X (gravity and rotation), a turn about Y (rotation only).
+    tilt_x(testbed, accel, gyro, 15.0)
+    expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f' % SIGN_THRESHOLD)
+    tilt_x(testbed, accel, gyro, -15.0)
+    turn_y(testbed, None, gyro)
+    f = expect_offset(c, lambda x, y: x > TURN_THRESHOLD, 'x > %.2f' % TURN_THRESHOLD)
+    assert abs(f['y']) < 0.1, describe(c)
+    # parallaxctl status: one capture line per sensor, as they differ.
+    text = subprocess.run([plx.find_binary('parallaxctl'), '--socket', daemon.socket_path, 'status'],
+                          capture_output=True, text=True, timeout=30).stdout
+    captures = [line for line in text.splitlines() if line.startswith('capture')]
+    assert len(captures) == 2 and any('gyro: buffered' in l for l in captures), text
+
+
+def test_beside_sensor_proxy_a_still_device_rests(start_daemon, testbed, feeders):
+    daemon, accel, gyro = start_beside_sensor_proxy(start_daemon, testbed, feeders)
+    c = daemon.connect()
+    c.subscribe(rate=60)
+    status = wait_resting(c)
+    assert status.get('resting') is True, 'never came to rest: %s' % status
+    # The gyroscope rests at the hub; the accelerometer is read at its rest rate.
+    assert abs(float(testbed.get_raw(gyro, 'in_anglvel_hysteresis')) - REST_GYRO_HYSTERESIS) < 1e-5
+    assert 'at rest at the hub' in daemon.stderr_text()
+    # A tilt wakes it (the gyroscope reports the turn) and the offset follows.
+    tilt_x(testbed, accel, gyro, 15.0)
+    expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f' % SIGN_THRESHOLD)
+    assert wait_resting(c, want=False).get('resting') is False
