@@ -60,6 +60,8 @@ final class Supervisor {
 
     /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
     var arrivals: ArrivalWatch?
+    /// iio-sensor-proxy on the system bus, watched while local sensors are open (Supervisor+SensorProxy.swift).
+    var sensorProxy: SensorProxyWatch?
 
     /// - Parameters:
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
@@ -144,6 +146,7 @@ final class Supervisor {
             return
         }
         self.capture = capture
+        updateSensorProxyWatch()
     }
 
     func closeCapture(wait: Bool = false) {
@@ -154,6 +157,7 @@ final class Supervisor {
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
         events.sensorsClosed()
+        updateSensorProxyWatch()
     }
 
     /// Takes queued samples now (a new subscriber wants the current offset, not a batch old one).

@@ -17,6 +17,15 @@ public enum BufferClaim {
     /// The type among its space-separated values that means "read through the buffer".
     public static let sensorProxyBufferedType = "iio-buffer-accel"
 
+    /// What `claim`'s reason says, for those who look for it in a sensor's capture.
+    public static let leftToSensorProxy = "is left to iio-sensor-proxy"
+
+    /// Whether the local device `deviceID` ("iio:device0") carries iio-sensor-proxy's mark for
+    /// buffered reading (reads udev's database: a small file on /run, no waiting on a device).
+    public static func isMarked(deviceID: String) -> Bool {
+        udevProperty(device: deviceID, sensorProxyProperty)?.split(separator: " ").contains(Substring(sensorProxyBufferedType)) == true
+    }
+
     /// Why the buffer of the accelerometer `deviceID` (`deviceName`) is not parallaxd's to take,
     /// given the value of its `IIO_SENSOR_PROXY_TYPE` property and whether iio-sensor-proxy runs
     /// (nil: not known, no system bus; the mark alone decides then); nil when nothing claims it.
@@ -24,7 +33,7 @@ public enum BufferClaim {
                              sensorProxyRunning: Bool? = nil) -> String? {
         guard sensorProxyRunning != false, let types = sensorProxyType,
               types.split(separator: " ").contains(Substring(sensorProxyBufferedType)) else { return nil }
-        return "the buffer of \(deviceID) (\(deviceName)) is left to iio-sensor-proxy (screen rotation reads it; "
+        return "the buffer of \(deviceID) (\(deviceName)) \(leftToSensorProxy) (screen rotation reads it; "
             + "its udev rule set \(sensorProxyProperty)=\(types))"
     }
 }

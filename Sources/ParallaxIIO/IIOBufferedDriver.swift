@@ -110,10 +110,9 @@ public final class IIOBufferedDriver: SensorDriver {
         // (a HID hub's gyro_3d, which it never reads) is still buffered, the accelerometer read
         // through sysfs beside it; one device for both, or no gyroscope, is polled whole.
         var claim: String?
-        if isLocal {
-            claim = BufferClaim.claim(deviceID: accelDevice.id, deviceName: accelDevice.name,
-                                      sensorProxyType: udevProperty(device: accelDevice.id, BufferClaim.sensorProxyProperty),
-                                      sensorProxyRunning: settings.sensorProxyRunning)
+        if isLocal, let mark = udevProperty(device: accelDevice.id, BufferClaim.sensorProxyProperty) {
+            claim = BufferClaim.claim(deviceID: accelDevice.id, deviceName: accelDevice.name, sensorProxyType: mark,
+                                      sensorProxyRunning: SensorProxyBus.isRunning())
         }
         if let claim, found.gyro.map({ $0.device.id == accelDevice.id }) ?? true {
             throw Unavailable(reason: claim)

@@ -26,17 +26,13 @@ public struct IIOSettings: Sendable, Equatable {
     /// needs gravity (`MotionSettings.gravityReferenceRate`), each read costing a HID hub three
     /// GET_REPORTs (docs/sensors.md "Beside iio-sensor-proxy").
     public var polledAccelerometerRate: Double
-    /// Whether iio-sensor-proxy runs (its name on the system bus); nil: not known (no bus), its
-    /// udev mark alone decides whether it holds the accelerometer's buffer (BufferClaim).
-    public var sensorProxyRunning: Bool?
 
     public init(uri: String = "local:", pollRate: Double = IIOSettings.defaultPollRate,
                 accelMountMatrix: MountMatrix? = nil, gyroMountMatrix: MountMatrix? = nil,
                 failureLimit: Int = IIOSettings.defaultFailureLimit, capture: CaptureMethod = .auto,
-                polledAccelerometerRate: Double = IIOSettings.defaultPolledAccelerometerRate, sensorProxyRunning: Bool? = nil) {
+                polledAccelerometerRate: Double = IIOSettings.defaultPolledAccelerometerRate) {
         self.uri = uri
         self.polledAccelerometerRate = polledAccelerometerRate
-        self.sensorProxyRunning = sensorProxyRunning
         self.capture = capture
         self.pollRate = pollRate
         self.accelMountMatrix = accelMountMatrix
