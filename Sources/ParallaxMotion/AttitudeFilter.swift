@@ -190,11 +190,24 @@ public struct AttitudeFilter: Sendable {
         let measured = gravity * (-1 / magnitude)
 
         // Why: after a gap neither sensor covered, the pose is unknown; gravity is the best guess.
-        if interval > s.maxGap, trackedFor < interval, plausible {
+        // Only a part the gyroscope missed longer than `maxGap` is such a gap: a sparse
+        // accelerometer (docs/motion.md "Accelerometer rate") has intervals over `maxGap` that the
+        // gyroscope followed all but its last few milliseconds of, e.g. the first one after the
+        // gyroscope (re)started, which would otherwise snap the attitude to one reading.
+        let uncovered = interval - trackedFor
+        if uncovered > s.maxGap, plausible {
             snap(toUp: measured)
             return .zero
         }
-        let step = min(interval, s.maxGap)
+        // How long (s) this reading stands for. Why not always its interval: a reading that came
+        // after a longer interval during motion is one instant of the linear acceleration, and
+        // weighting it by the whole interval would turn the attitude by that much more (so at most
+        // `maxGap`, as before). Why the whole interval when the gyroscope followed it and saw the
+        // device stationary throughout: a sparse accelerometer at rest (well under a reading a
+        // second) then keeps the filter's gain; clamped it would correct at a fraction of it, and
+        // a gyroscope bias would leave a tilt error that many times b/gain (docs/motion.md).
+        let followedStill = !isAccelerometerOnly && uncovered <= s.maxGap && bias.stationaryTime + sinceGyro >= interval
+        let step = interval <= s.maxGap || followedStill ? interval : s.maxGap
         let startingUp = sinceStart < s.startupPeriod
         sinceStart += step
 
