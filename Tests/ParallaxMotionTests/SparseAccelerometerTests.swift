@@ -17,7 +17,7 @@ import Testing
     /// not learn; the accelerometer read every 1.52 s. Each reading must correct over its whole
     /// interval: at gain 0.5 the error then saws between ≈ 0.24° and 1.0° (b·T per interval,
     /// (1 − K·T) of it left after a reading). Before the fix a reading counted for maxGap (0.2 s)
-    /// only, the gain was 0.5 × 0.2/1.52, and the error settled at ≈ 7°.
+    /// only, the gain was 0.5 × 0.2/1.52, and the error settled at ≈ 7.6°.
     @Test func atRestASparseReadingCorrectsOverItsWholeInterval() {
         var f = AttitudeFilter(settings: MotionSettings(biasEstimation: false, stillGain: 0))
         let flat = Vector3(0, 0, -g)
