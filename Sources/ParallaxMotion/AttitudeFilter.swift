@@ -24,6 +24,10 @@ import Musl
 /// - The attitude starts from the first plausible accelerometer reading (yaw 0), so there is no
 ///   start-up swing from identity, and after an accelerometer gap the gyroscope did not cover
 ///   either it snaps to gravity again (the pose is unknown after such a gap).
+/// - A sparse accelerometer (read a few times a second beside a full-rate gyroscope,
+///   `MotionSettings.gravityReferenceRate`): a reading after an interval the gyroscope followed
+///   corrects over its whole interval when the gyroscope saw the device stationary, over `maxGap`
+///   at most while it moves.
 /// - Readings under 0.1 g (free fall, a dead sensor) are skipped instead of normalised noise.
 /// - **Still re-anchoring**: stationary for `stillTime` with a steady 1 g reading disagreeing by
 ///   more than `stillAngle`, the gyroscope must have missed a rotation (an emulated device, a
