@@ -8,7 +8,7 @@ extension MotionSettings {
     /// gain/rate = 1/16 of the error. The sampled correction then decays per reading by 1 − 1/16
     /// where the continuous law decays by e^(−1/16): within 3 % of the same time constant, and the
     /// rate is 16·2π ≈ 100 × the correction's corner frequency gain/2π (docs/motion.md).
-    public static let gravityReferenceReadingsPerGain = 16.0
+    static let gravityReferenceReadingsPerGain = 16.0
 
     /// Accelerometer rate (Hz, readings per second) the attitude filter needs with these settings
     /// while the gyroscope runs at full rate: `gravityReferenceReadingsPerGain` × `filterGain`, and
