@@ -3,9 +3,8 @@
 // (every read a round trip to a HID sensor hub) only as often as gravity is needed.
 
 extension MotionSettings {
-    /// Readings of the tilt error (1/s per 1/s of gain, i.e. readings per second per unit of
-    /// `filterGain`) the accelerometer must give: 16, so that one reading corrects at most
-    /// gain/rate = 1/16 of the error. The sampled correction then decays per reading by 1 − 1/16
+    /// Accelerometer readings per second per 1/s of `filterGain` (dimensionless): 16, so that one
+    /// reading corrects at most gain/rate = 1/16 of the tilt error. The sampled correction then decays per reading by 1 − 1/16
     /// where the continuous law decays by e^(−1/16): within 3 % of the same time constant, and the
     /// rate is 16·2π ≈ 100 × the correction's corner frequency gain/2π (docs/motion.md).
     static let gravityReferenceReadingsPerGain = 16.0
