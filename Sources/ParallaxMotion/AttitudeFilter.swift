@@ -24,6 +24,10 @@ import Musl
 /// - The attitude starts from the first plausible accelerometer reading (yaw 0), so there is no
 ///   start-up swing from identity, and after an accelerometer gap the gyroscope did not cover
 ///   either it snaps to gravity again (the pose is unknown after such a gap).
+/// - A sparse accelerometer (read a few times a second beside a full-rate gyroscope,
+///   `MotionSettings.gravityReferenceRate`): a reading after an interval the gyroscope followed
+///   corrects over its whole interval when the gyroscope saw the device stationary, over `maxGap`
+///   at most while it moves.
 /// - Readings under 0.1 g (free fall, a dead sensor) are skipped instead of normalised noise.
 /// - **Still re-anchoring**: stationary for `stillTime` with a steady 1 g reading disagreeing by
 ///   more than `stillAngle`, the gyroscope must have missed a rotation (an emulated device, a
@@ -190,11 +194,24 @@ public struct AttitudeFilter: Sendable {
         let measured = gravity * (-1 / magnitude)
 
         // Why: after a gap neither sensor covered, the pose is unknown; gravity is the best guess.
-        if interval > s.maxGap, trackedFor < interval, plausible {
+        // Only a part the gyroscope missed longer than `maxGap` is such a gap: a sparse
+        // accelerometer (docs/motion.md "Accelerometer rate") has intervals over `maxGap` that the
+        // gyroscope followed all but its last few milliseconds of, e.g. the first one after the
+        // gyroscope (re)started, which would otherwise snap the attitude to one reading.
+        let uncovered = interval - trackedFor
+        if uncovered > s.maxGap, plausible {
             snap(toUp: measured)
             return .zero
         }
-        let step = min(interval, s.maxGap)
+        // How long (s) this reading stands for. Why not always its interval: a reading that came
+        // after a longer interval during motion is one instant of the linear acceleration, and
+        // weighting it by the whole interval would turn the attitude by that much more (so at most
+        // `maxGap`, as before). Why the whole interval when the gyroscope followed it and saw the
+        // device stationary throughout: a sparse accelerometer at rest (well under a reading a
+        // second) then keeps the filter's gain; clamped it would correct at a fraction of it, and
+        // a gyroscope bias would leave a tilt error that many times b/gain (docs/motion.md).
+        let followedStill = !isAccelerometerOnly && uncovered <= s.maxGap && bias.stationaryTime + sinceGyro >= interval
+        let step = interval <= s.maxGap || followedStill ? interval : s.maxGap
         let startingUp = sinceStart < s.startupPeriod
         sinceStart += step
 

@@ -52,9 +52,12 @@ public struct Stillness: Sendable, Equatable {
     private var gyroscopeCount = 0
     /// The gyroscope's deviation from its mean, integrated since rest began (rad).
     private var turned = Vector3(0, 0, 0)
-    /// Time (monotonic ns) of the first still sample, and of the last sample seen; 0 before any.
+    /// Time (monotonic ns) of the first still sample; 0 before any.
     public private(set) var since: Int64 = 0
-    private var last: Int64 = 0
+    /// Time (monotonic ns) of the last gyroscope reading; 0 before any. Why its own: with the
+    /// sensors in separate samples (a polled accelerometer beside a buffered gyroscope) a
+    /// reading's interval is since the gyroscope's previous one, not since the accelerometer's.
+    private var lastGyro: Int64 = 0
 
     public init(settings: Settings = Settings()) {
         self.settings = settings
@@ -73,8 +76,11 @@ public struct Stillness: Sendable, Equatable {
         let gyro = sample.gyro.flatMap { $0.isFinite ? $0 : nil }
         guard accel != nil || gyro != nil else { return false }
         // Longest step (s) integrated: a pause in the samples is not a turn.
-        let dt = last > 0 && sample.t > last ? min(Double(sample.t - last) / 1e9, 0.25) : 0
-        last = max(last, sample.t)
+        var dt = 0.0
+        if gyro != nil {
+            dt = lastGyro > 0 && sample.t > lastGyro ? min(Double(sample.t - lastGyro) / 1e9, 0.25) : 0
+            lastGyro = max(lastGyro, sample.t)
+        }
         var moved = false
         if let accel, let mean = accelerometerMean, (accel - mean).length > settings.accelerometerTolerance {
             moved = true
