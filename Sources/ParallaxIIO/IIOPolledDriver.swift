@@ -10,7 +10,8 @@ public struct IIOSettings: Sendable, Equatable {
     /// A device sampling slower than this (Hz) is raised to an available rate (some default to 0 or 1 Hz).
     public static let minimumDeviceRate = 10.0
     /// Readings a second of an accelerometer polled beside buffered gyroscopes when the daemon
-    /// says nothing else (Hz): 24 GET_REPORTs/s on a HID hub.
+    /// says nothing else (Hz): `MotionSettings().gravityReferenceRate` with the shipped gain,
+    /// 24 GET_REPORTs/s on a HID hub.
     public static let defaultPolledAccelerometerRate = 8.0
     /// Consecutive failed polls after which the sensors count as lost (at 100 Hz: half a second).
     public static let defaultFailureLimit = 50

@@ -25,6 +25,15 @@ def pytest_runtest_makereport(item, call):
 
 
 @pytest.fixture
+def sensor_proxy_bus():
+    """A private system bus on which a stand-in for iio-sensor-proxy owns and releases its name."""
+    from plx.sensorproxy import FakeSensorProxyBus
+    bus = FakeSensorProxyBus()
+    yield bus
+    bus.close()
+
+
+@pytest.fixture
 def feeders():
     """ScanFeeders a test started (buffered devices); stopped when the test ends."""
     started = []

@@ -325,25 +325,44 @@ def test_capture_buffered_refuses_to_poll(start_daemon, testbed, workdir):
     assert status['sensor'] in ('none', 'lost'), status
 
 
+# How long a test waits for the daemon to change how it captures (s).
+LOG_WAIT = 10.0
+
 # iio-sensor-proxy's udev mark on accel_3d, as its rule sets it on Debian (80-iio-sensor-proxy.rules).
 SENSOR_PROXY_MARK = {'IIO_SENSOR_PROXY_TYPE': 'iio-poll-accel iio-buffer-accel'}
 
 
-def start_beside_sensor_proxy(start_daemon, testbed, feeders, **daemon_kw):
-    """accel_3d marked by iio-sensor-proxy (readable through sysfs, its buffer never fed: the
-    proxy holds it) and gyro_3d fed as a hub; a daemon (no system bus: the mark alone decides)."""
+def start_beside_sensor_proxy(start_daemon, testbed, feeders, bus, running=True, **daemon_kw):
+    """accel_3d marked by iio-sensor-proxy (readable through sysfs; its buffer fed only if
+    someone enables it) and gyro_3d fed as a hub; iio-sensor-proxy on the private system `bus`
+    (`running`) and a daemon on that bus; returns (daemon, accel, gyro, accel's feeder)."""
     accel = plx.buffered_hid_accel_3d(0, extra_properties=SENSOR_PROXY_MARK)
     gyro = plx.buffered_hid_gyro_3d(1, sysfs_raw=False)
     testbed.add(accel)
     testbed.add(gyro)
+    accel_feeder = plx.ScanFeeder(testbed, accel, rate_hz=FULL_RATE, hub=True).start()
     feeders.append(plx.ScanFeeder(testbed, gyro, rate_hz=FULL_RATE, hub=True).start())
-    daemon = start_daemon(**daemon_kw)
+    feeders.append(accel_feeder)
+    if running:
+        bus.own()
+    daemon = start_daemon(env=bus.env, **daemon_kw)
+    return daemon, accel, gyro, accel_feeder
+
+
+def wait_capture(client, kind, pred, timeout=LOG_WAIT):
+    """Polls `status` until the capture of `kind` satisfies pred; that capture."""
+    deadline = time.monotonic() + timeout
+    while True:
+        capture = next((s.get('capture', '') for s in client.status()['sensors'] if s['kind'] == kind), '')
+        if pred(capture) or time.monotonic() > deadline:
+            return capture
+        time.sleep(0.05)
+
+
+def test_beside_sensor_proxy_the_gyroscope_is_buffered_and_the_accelerometer_read_slowly(start_daemon, testbed, feeders,
+                                                                                          sensor_proxy_bus):
+    daemon, accel, gyro, _ = start_beside_sensor_proxy(start_daemon, testbed, feeders, sensor_proxy_bus)
     assert wait_log(daemon, 'capture: accel iio:device0 polled at'), daemon.stderr_tail()
-    return daemon, accel, gyro
-
-
-def test_beside_sensor_proxy_the_gyroscope_is_buffered_and_the_accelerometer_read_slowly(start_daemon, testbed, feeders):
-    daemon, accel, gyro = start_beside_sensor_proxy(start_daemon, testbed, feeders)
     c = daemon.connect()
     subscribe_ready(c)
     status = c.status()
@@ -371,8 +390,9 @@ def test_beside_sensor_proxy_the_gyroscope_is_buffered_and_the_accelerometer_rea
     assert len(captures) == 2 and any('gyro: buffered' in l for l in captures), text
 
 
-def test_beside_sensor_proxy_a_still_device_rests(start_daemon, testbed, feeders):
-    daemon, accel, gyro = start_beside_sensor_proxy(start_daemon, testbed, feeders)
+def test_beside_sensor_proxy_a_still_device_rests(start_daemon, testbed, feeders, sensor_proxy_bus):
+    daemon, accel, gyro, _ = start_beside_sensor_proxy(start_daemon, testbed, feeders, sensor_proxy_bus)
+    assert wait_log(daemon, 'capture: accel iio:device0 polled at'), daemon.stderr_tail()
     c = daemon.connect()
     c.subscribe(rate=60)
     status = wait_resting(c)
@@ -384,3 +404,44 @@ def test_beside_sensor_proxy_a_still_device_rests(start_daemon, testbed, feeders
     tilt_x(testbed, accel, gyro, 15.0)
     expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f' % SIGN_THRESHOLD)
     assert wait_resting(c, want=False).get('resting') is False
+
+
+# iio-sensor-proxy stopping or starting while parallaxd runs: the buffer changes hands within
+# this long (s), without a restart of either.
+HANDOVER_SECONDS = 2.0
+
+
+def test_a_buffer_iio_sensor_proxy_leaves_is_taken_and_given_back(start_daemon, testbed, feeders, sensor_proxy_bus):
+    daemon, accel, gyro, accel_feeder = start_beside_sensor_proxy(start_daemon, testbed, feeders, sensor_proxy_bus)
+    c = daemon.connect()
+    subscribe_ready(c)
+    assert wait_capture(c, 'accel', lambda cap: cap.startswith('polled at ')).startswith('polled at '), daemon.stderr_tail()
+    pid = daemon.proc.pid
+    # It stops (systemctl stop, masked): the mark stays, the buffer is free and taken.
+    sensor_proxy_bus.release()
+    t0 = time.monotonic()
+    capture = wait_capture(c, 'accel', lambda cap: cap == 'buffered', timeout=HANDOVER_SECONDS)
+    taken = time.monotonic() - t0
+    assert capture == 'buffered', daemon.stderr_tail()
+    assert testbed.get_raw(accel, 'buffer/enable') == '1'
+    assert 'iio-sensor-proxy stopped: reopening the sensors' in daemon.stderr_text()
+    subscribe_ready(daemon.connect())
+    assert accel_feeder.scans > 0, 'nothing read from the buffer taken over'
+    # It starts again: the buffer goes back to it.
+    sensor_proxy_bus.own()
+    t0 = time.monotonic()
+    capture = wait_capture(c, 'accel', lambda cap: cap.startswith('polled at '), timeout=HANDOVER_SECONDS)
+    given = time.monotonic() - t0
+    assert capture.startswith('polled at '), daemon.stderr_tail()
+    assert testbed.get_raw(accel, 'buffer/enable') == '0'
+    assert daemon.proc.pid == pid and daemon.alive()
+    print('buffer taken %.2f s after iio-sensor-proxy stopped, given back %.2f s after it started' % (taken, given))
+    # Frames flow on through both hand-overs.
+    tilt_x(testbed, accel, gyro, 15.0)
+    expect_offset(c, lambda x, y: y > SIGN_THRESHOLD, 'y > %.2f' % SIGN_THRESHOLD)
+
+
+def test_a_mark_without_a_running_iio_sensor_proxy_claims_nothing(start_daemon, testbed, feeders, sensor_proxy_bus):
+    # Installed (its rule marks the device), but stopped or masked: the buffer is parallaxd's.
+    daemon, _, _, _ = start_beside_sensor_proxy(start_daemon, testbed, feeders, sensor_proxy_bus, running=False)
+    assert wait_log(daemon, 'capture: buffered (accel iio:device0, gyro iio:device1)'), daemon.stderr_tail()
