@@ -30,12 +30,17 @@ class GuestHub:
         self.log = socket.replace('.sock', '.log')
         self.names = []
 
-    def start(self, accel_only=False, timestamps=False, timeout=30):
+    def start(self, accel_only=False, timestamps=False, timeout=30, sensitivity=None, min_sensitivity=None):
+        """sensitivity / min_sensitivity: {'accel': RAW, 'gyro': RAW}, the hub's change
+        sensitivity at creation and the least it takes (guest/sensorhub.py)."""
         argv = ['python3', HUB, 'serve', '--background', '--socket', self.socket, '--log', self.log]
         if accel_only:
             argv.append('--accel-only')
         if timestamps:
             argv.append('--timestamps')
+        for option, values in (('--sensitivity', sensitivity), ('--min-sensitivity', min_sensitivity)):
+            if values:
+                argv += [option, ','.join(f'{k}={v}' for k, v in values.items())]
         # Returns once the kernel has made the IIO devices.
         self.lab.check(argv + ['--timeout', str(timeout)], timeout=timeout + 30)
         self.names = ['accel_3d'] if accel_only else ['accel_3d', 'gyro_3d']

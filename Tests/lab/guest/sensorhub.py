@@ -8,7 +8,9 @@ of it (accel_3d, gyro_3d). It behaves like a real hub:
   events", one per report interval (the interval the kernel wrote; 0 means the hub's fastest,
   --min-interval-ms);
 - honours the change sensitivity: no input report while every axis changed less than it since the
-  last report sent (0 = a report every interval);
+  last report sent (0 = a report every interval); its default and its least value are options
+  (--sensitivity, --min-sensitivity: a hub whose firmware starts at, or clamps a write up to, a
+  sensitivity above 0, as many do);
 - counts everything (GET_REPORTs per sensor and type, input reports sent and suppressed,
   SET_REPORTs) and keeps the last reports sent (with their times).
 Motion is a device attitude (device → world rotation, world Z up out of a table the device lies
@@ -16,6 +18,7 @@ face-up on) moved by body rates: the accelerometer reports the direction of grav
 (face-up: (0, 0, −1); docs/frames.md), the gyroscope the body rate in deg/s.
 
     sensorhub.py serve [--socket S] [--accel-only] [--timestamps] [--background]
+                       [--sensitivity accel=RAW,gyro=RAW] [--min-sensitivity accel=RAW,gyro=RAW]
     sensorhub.py ctl [--socket S] OP [KEY=VALUE …]      one request, prints the JSON reply
     sensorhub.py wait-iio NAME… [--timeout S] [--absent]   awaits IIO devices by name (uevents)
 
@@ -237,14 +240,15 @@ class Motion:
 # ---- the hub -------------------------------------------------------------------------------
 
 class Sensor:
-    def __init__(self, name, timestamps):
+    def __init__(self, name, timestamps, sensitivity=0, min_sensitivity=0):
         self.name = name
         self.spec = SENSORS[name]
         self.timestamps = timestamps
         self.reporting = 0               # index into REPORTING_STATES
         self.power = 5                   # index into POWER_STATES (D4: off)
         self.interval_ms = 100
-        self.sensitivity = 0             # raw, data units
+        self.min_sensitivity = min_sensitivity      # raw: a write below it is clamped up
+        self.sensitivity = max(sensitivity, min_sensitivity)   # raw, data units
         self.last_sent = None
         self.next_due = None
         self.counters = dict(get_input=0, get_ignored=0, get_feature=0, set_feature=0, input_sent=0, suppressed=0)
@@ -280,7 +284,7 @@ class Sensor:
         if 1 <= power <= len(POWER_STATES):
             self.power = power - 1
         self.interval_ms = interval
-        self.sensitivity = sensitivity
+        self.sensitivity = max(sensitivity, self.min_sensitivity)
         return True
 
     def status(self):
@@ -291,7 +295,9 @@ class Sensor:
 
 
 class Hub:
-    def __init__(self, accel_only=False, timestamps=False, min_interval_ms=5):
+    def __init__(self, accel_only=False, timestamps=False, min_interval_ms=5, sensitivity=None, min_sensitivity=None):
+        self.default_sensitivity = dict(sensitivity or {})
+        self.min_sensitivity = dict(min_sensitivity or {})
         self.motion = Motion()
         self.min_interval_ms = min_interval_ms
         self.cond = threading.Condition()
@@ -325,7 +331,8 @@ class Hub:
             if self.fd is not None:
                 raise RuntimeError('the device exists; destroy it first')
             names = ['accel'] if accel_only else ['accel', 'gyro']
-            self.sensors = {n: Sensor(n, timestamps) for n in names}
+            self.sensors = {n: Sensor(n, timestamps, self.default_sensitivity.get(n, 0), self.min_sensitivity.get(n, 0))
+                            for n in names}
             by_id = {s.spec['report_id']: s for s in self.sensors.values()}
             self.by_id = by_id
             rd = report_descriptor(names, timestamps)
@@ -559,7 +566,8 @@ def serve(args):
         os.dup2(logfd, 2)
     names = ['accel_3d'] if args.accel_only else ['accel_3d', 'gyro_3d']
     with uevents() as ev:
-        hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms)
+        hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms,
+                  sensitivity=per_sensor(args.sensitivity), min_sensitivity=per_sensor(args.min_sensitivity))
         # Ready once the kernel has made the IIO devices (listening to uevents since before).
         seen = await_iio(ev, names, args.timeout)
     if seen is None:
@@ -593,6 +601,15 @@ def serve(args):
         print(f'ready pid={os.getpid()} socket={args.socket}', flush=True)
     server.serve_forever()
     os.unlink(args.socket)
+
+
+def per_sensor(text):
+    """'accel=5,gyro=20' → {'accel': 5, 'gyro': 20} (raw sensitivity units)."""
+    out = {}
+    for part in filter(None, (text or '').split(',')):
+        name, _, value = part.partition('=')
+        out[name.strip()] = int(value)
+    return out
 
 
 def ctl(args):
@@ -672,6 +689,8 @@ def main():
     p.add_argument('--accel-only', action='store_true')
     p.add_argument('--timestamps', action='store_true')
     p.add_argument('--min-interval-ms', type=int, default=5)
+    p.add_argument('--sensitivity', help='each sensor\'s change sensitivity at creation (raw), e.g. accel=5,gyro=20')
+    p.add_argument('--min-sensitivity', help='the least sensitivity it takes (raw); a smaller write is clamped up')
     p.add_argument('--background', action='store_true', help='fork once the IIO devices exist and the control socket listens')
     p.add_argument('--timeout', type=float, default=30, help='for the IIO devices to appear')
     p.add_argument('--log', help='with --background: append output here')
