@@ -20,6 +20,9 @@ extension Daemon: CommandEffects {
             hub.sendLatest(to: client)
         }
         if previous == nil { updateDemand() }
+        // No current sample yet (the sensors rest, or are still opening): the first frame waits
+        // for the next one, which the capture must deliver now, not at its rest pace.
+        if hub.awaitsCurrentSample { supervisor.wantCurrentSample() }
     }
 
     func unsubscribed(_ client: ClientConnection, wasSubscribed: Bool, reply: [UInt8]) {

@@ -23,13 +23,22 @@ extension Daemon: SensorEvents, HubOutput {
 
     func sensorStateChanged(_ state: SensorState) {
         logger.info("sensor state: \(state.rawValue)")
+        // Sensors that opened and failed before their first frame: that is the outcome.
+        if state != .ok { announceReady() }
         broadcastState()
         notifyServing()
     }
 
-    func sensorsFirstOutcome() { announceReady() }
+    /// Opened sensors are an outcome once their first frame is in (`sampleBatchEnded`): a
+    /// client served then gets it as the current offset at once. A failure is one now.
+    func sensorsFirstOutcome() {
+        if supervisor.state != .ok { announceReady() }
+    }
 
-    func sampleBatchEnded() { hub.deliver() }
+    func sampleBatchEnded() {
+        hub.deliver()
+        if !announcedReady && hub.latest != nil { announceReady() }
+    }
 
     func mayRest(quietFor: Int64) -> Bool {
         calibrationRun == nil && !hub.hasPendingDelivery && plx_monotonic_ns() - hub.lastPublishTime >= quietFor

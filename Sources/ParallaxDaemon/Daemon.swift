@@ -104,35 +104,45 @@ public final class Daemon {
                 self.handleSignal(signo)
             }
         }
-        try server.start()
         _ = try loop.watch(sensorWakeup.fd, events: PLX_EPOLLIN) { [unowned self] _ in self.supervisor.samplesReady() }
         startWatchdog()
         logger.notice("parallaxd \(ProtocolConstants.serverVersion) serving on \(server.listener.description), source \(config.source)")
-        // READY=1 once the socket serves and the first look at the sensors has an outcome, so
-        // the first state line a client gets is a fact, not a guess. A slow source (a remote
-        // iiod) does not hold readiness back for more than `readinessWait`.
+        // Clients are accepted (and READY=1 sent) once the first look at the sensors has an
+        // outcome: their first frame, or none to be had. Until then connections wait in the
+        // listening socket's queue (socket activation: the client that started the service),
+        // so the first state line a client gets is a fact, not a guess, and its first offset is
+        // at hand when it subscribes. A slow source (a remote iiod) does not hold serving back
+        // for more than `readinessWait`.
         if reduceMotion {
             announceReady()
         } else {
-            // Learn what sensors there are now (`sensorsFirstOutcome` announces), then let them
-            // close after the linger unless someone subscribes.
+            // Learn what sensors there are now (`sensorsFirstOutcome`); `announceReady` then
+            // lets them close after the linger unless someone subscribes.
             supervisor.setDemand(true)
-            supervisor.setDemand(false)
             if !announcedReady {
                 readinessFallback = loop.schedule(at: plx_monotonic_ns() + Self.readinessWait) { [unowned self] in self.announceReady() }
             }
         }
-        loop.run()
+        if exitCode == 0 { loop.run() }
         shutdown()
         return exitCode
     }
 
-    /// READY=1, once.
+    /// Serves clients and sends READY=1, once; the look at start-up is over (its sensors linger).
     func announceReady() {
         guard !announcedReady else { return }
         announcedReady = true
         // An idle daemon wakes for nothing: the fallback timer goes once readiness is sent.
         if let readinessFallback { loop.cancel(readinessFallback) }
+        do {
+            try server.start()
+        } catch {
+            logger.critical("cannot serve on \(server.listener.description): \(error)")
+            exitCode = 1
+            loop.stop()
+            return
+        }
+        updateDemand()
         Systemd.notify("READY=1\nSTATUS=\(servingStatus)\nMAINPID=\(getpid())")
     }
 

@@ -38,6 +38,12 @@ final class Hub {
 
     private(set) var seq: UInt64 = 0
     private(set) var latest: Frame?
+    /// The latest frame is reduce motion's (0, 0), which holds until reduce motion ends: current
+    /// whatever its age (no sample is behind it).
+    private var latestIsHeld = false
+    /// New subscribers still waiting for their first frame, the current offset: client id → when
+    /// they subscribed (monotonic ns). See `isCurrent`.
+    private var awaitingCurrent: [Int: Int64] = [:]
     private var offsetVersion: UInt64 = 0
     private var subscribers: [Int: ClientConnection] = [:]
     private var encoded: [Int: [UInt8]] = [:]      // line key (rotation, heading) → latest frame's line
@@ -58,6 +64,12 @@ final class Hub {
     private var lastPublish: Int64 = 0
     /// Bounds of the wait for a fresh frame past a client's due time (ns).
     static let freshnessWaitRange: ClosedRange<Int64> = 2_000_000...50_000_000
+    /// Oldest sample (ns) a new subscriber's first frame may carry as the current offset. A
+    /// frame's `t` is its newest sample's time, and the samples behind the latest frame may be
+    /// seconds old: a capture at rest reads a few times a second (a HID hub at rest reports
+    /// nothing at all), and closed sensors read nothing. 20 ms is two sample periods at 100 Hz;
+    /// an older frame waits for the next sample (`isCurrent`).
+    static let currentAge: Int64 = 20_000_000
 
     init(loop: EventLoop, output: any HubOutput) {
         self.loop = loop
@@ -71,8 +83,12 @@ final class Hub {
 
     /// When (monotonic ns) the last frame was published; 0 before any.
     var lastPublishTime: Int64 { lastPublish }
-    /// A frame waits for a subscriber that is not due or not drained yet (the fallback timer is armed).
-    var hasPendingDelivery: Bool { timer != nil }
+    /// A frame waits for a subscriber that is not due or not drained yet (the fallback timer is
+    /// armed), or a new subscriber waits for a current sample.
+    var hasPendingDelivery: Bool { timer != nil || !awaitingCurrent.isEmpty }
+    /// A new subscriber waits for its first frame until a current sample comes: the sensors must
+    /// deliver one now, not at a rest's pace (`Supervisor.wantCurrentSample`).
+    var awaitsCurrentSample: Bool { !awaitingCurrent.isEmpty }
 
     /// When the loop next needs a fresh sample (monotonic ns); nil without subscribers.
     ///
@@ -82,9 +98,11 @@ final class Hub {
     /// common case, and taking samples one by one there cost 400 wake-ups a second (the capture
     /// thread and the loop each per sample) to send nothing. The price: the first frame of a new
     /// motion goes out at the next grid point, at most one subscription interval after its sample.
+    /// A new subscriber waiting for a current sample needs the next one, whatever its rate.
     func nextSampleNeed(now: Int64) -> Int64? {
         subscribers.values.lazy.compactMap { client -> Int64? in
             guard let sub = client.subscription else { return nil }
+            if let since = self.awaitingCurrent[client.id] { return since }
             return sub.nextDue > now ? sub.nextDue : (now / sub.interval + 1) * sub.interval
         }.min()
     }
@@ -98,8 +116,25 @@ final class Hub {
         }.min()
     }
 
-    func add(_ client: ClientConnection) { subscribers[client.id] = client }
-    func remove(_ client: ClientConnection) { subscribers[client.id] = nil }
+    /// A subscription (new, or replaced on the same connection). A connection that has had no
+    /// frame yet gets the current offset first (`sendLatest`), from a sample at most
+    /// `currentAge` old or taken since `now`; one that has keeps what it was sent.
+    func add(_ client: ClientConnection, now: Int64 = plx_monotonic_ns()) {
+        subscribers[client.id] = client
+        if client.lastSentSeq == 0 { awaitingCurrent[client.id] = now }
+    }
+
+    func remove(_ client: ClientConnection) {
+        subscribers[client.id] = nil
+        awaitingCurrent[client.id] = nil
+    }
+
+    /// Whether `frame` may be a new subscriber's first, "current" frame: its newest sample is at
+    /// most `currentAge` old, or was taken after the subscription (the freshest a slow source
+    /// such as a remote device can give), or it is reduce motion's held (0, 0).
+    private func isCurrent(_ frame: Frame, since: Int64, now: Int64) -> Bool {
+        latestIsHeld || frame.t >= since || now - frame.t <= Self.currentAge
+    }
 
     /// A new offset from the engine (or the single (0, 0) frame of reduce motion). With
     /// `deliver: false` it only becomes the latest frame; `deliver()` sends it (the loop takes
@@ -114,6 +149,7 @@ final class Hub {
             publishInterval += (dt - publishInterval) / 8
         }
         lastPublish = now
+        latestIsHeld = false
         seq += 1
         if offsetMoved { offsetVersion += 1 }
         latest = Frame(seq: seq, t: t, offset: offset, velocity: velocity, heading: heading, offsetVersion: offsetVersion)
@@ -126,6 +162,7 @@ final class Hub {
     /// until the next `publish`. `seq` keeps counting.
     func forgetLatest() {
         latest = nil
+        latestIsHeld = false
         encoded.removeAll(keepingCapacity: true)
         if let timer { loop.cancel(timer); self.timer = nil }
     }
@@ -137,6 +174,7 @@ final class Hub {
     /// sends next, which must come after this frame (docs/protocol.md "Ordering guarantees").
     func publishFinal(t: Int64, offset: ViewerOffset) {
         publish(t: t, offset: offset, heading: .zero, deliver: false)
+        latestIsHeld = true
         if let timer { loop.cancel(timer); self.timer = nil }
         guard let latest else { return }
         let now = plx_monotonic_ns()
@@ -171,12 +209,16 @@ final class Hub {
         deliverAll()
     }
 
-    /// Sends the newest frame to one client now, whatever its rate (on subscribe, so a client
-    /// learns where the layers belong without waiting for the device to move).
+    /// Sends the newest frame to a new subscriber now, whatever its rate (on subscribe, so a
+    /// client learns where the layers belong without waiting for the device to move), if it is
+    /// current (`isCurrent`); otherwise the subscriber gets the first frame of a current sample
+    /// when it comes (`deliver`), and `awaitsCurrentSample` says the sensors must bring one.
     func sendLatest(to client: ClientConnection) {
         // (Draining a batch just before may already have delivered it: never send a frame twice.)
         guard let latest, client.subscription != nil, client.lastSentSeq < latest.seq else { return }
-        send(latest, to: client, now: plx_monotonic_ns())
+        let now = plx_monotonic_ns()
+        if let since = awaitingCurrent[client.id], !isCurrent(latest, since: since, now: now) { return }
+        send(latest, to: client, now: now)
     }
 
     /// A line for every subscriber (state changes); `headingLine`, when given, to those that
@@ -225,6 +267,12 @@ final class Hub {
     private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
         guard let latest, let sub = client.subscription, isNew(latest, for: client, sub) else { return nil }
         guard client.isDrained else { return nil }     // retried from clientDrained
+        if let since = awaitingCurrent[client.id] {
+            // A new subscriber: its first frame goes at once, but only from a current sample
+            // (the next batch brings one: no timer).
+            if isCurrent(latest, since: since, now: now) { send(latest, to: client, now: now) }
+            return nil
+        }
         if now < sub.nextDue {
             let wait = min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
             return sub.nextDue + wait
@@ -250,6 +298,7 @@ final class Hub {
         }
         client.lastSentSeq = frame.seq
         client.lastSentOffsetVersion = frame.offsetVersion
+        awaitingCurrent[client.id] = nil
         sub.nextDue = sub.dueAfter(sendingAt: now)
         client.subscription = sub
         output.transmit(line, to: client)

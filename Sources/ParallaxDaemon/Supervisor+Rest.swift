@@ -75,6 +75,19 @@ extension Supervisor {
         planNextBatch()
     }
 
+    /// A new subscriber waits for a current sample (`Hub.awaitsCurrentSample`): a resting
+    /// capture comes back to full rate at once (its next sample may be a rest period away, and
+    /// a hub at rest sends none until the device moves), and the next sample wakes the loop.
+    /// Opening sensors need nothing: their first sample is current.
+    func wantCurrentSample() {
+        guard capture != nil else { return }
+        if rest != .running {
+            withdrawRest()
+        } else {
+            planNextBatch()
+        }
+    }
+
     func restBegan(_ pace: RestPace, order: UInt64) {
         // An answer to an order since withdrawn: the capture thread sees the withdrawal next.
         guard rest == .ordered(order) else { return }

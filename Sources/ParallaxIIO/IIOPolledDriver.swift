@@ -120,12 +120,15 @@ public final class IIOPolledDriver: SensorDriver {
         nextDeadline = now - nextDeadline > step * 10 ? now : nextDeadline + step
     }
 
-    /// Reads both sensors now.
+    /// Reads both sensors now. The sample's time is the middle of its reads: each read may
+    /// wait for the device (a HID hub answers a GET_REPORT per value; the first after the sensor
+    /// slept takes 0.22 s), and the values are as old as the reads that returned them.
     func readNow() throws(SensorError) -> Sample {
-        let t = MonotonicClock.now()
+        let started = MonotonicClock.now()
         let a = read(accel)
         let g = gyro.map(read)
-        var sample = Sample(t: t, accel: nil, gyro: nil)
+        let finished = MonotonicClock.now()
+        var sample = Sample(t: started + (finished - started) / 2, accel: nil, gyro: nil)
         var failed = false
         for (result, isAccel) in [(a, true), (g, false)] {
             switch result {

@@ -263,6 +263,75 @@ def test_watchdog_restarts_a_stopped_loop(booted, installed, hub, capsys):
         booted.check('rm -rf /run/systemd/system/parallaxd.service.d && systemctl daemon-reload')
 
 
+# A new subscriber's first frame is the current offset, at once (docs/protocol.md "subscribe",
+# docs/power.md "A new subscriber at rest"): within FIRST_FRAME_WITHIN of its subscribe, carrying
+# a sample at most CURRENT_WITHIN old when it arrives; CONNECTIONS in a row on each path.
+FIRST_FRAME_WITHIN = 0.100
+CURRENT_WITHIN = 0.050
+CONNECTIONS = 20
+HUB_SOCKET = '/run/sensorhub-booted.sock'
+# How a path's subscribers come (guest/plxrun.py firsts): `dropin`, a [Sensor] drop-in applied by
+# reload for the path; the rest, plxrun's options (before each connection, or once).
+FIRST_FRAME_PATHS = {
+    # The installed service as it is, the sensors open (each connection within Linger= of the last).
+    'buffered': dict(warmup=True),
+    'polled': dict(dropin='[Sensor]\nCapture=polled\n', warmup=True),
+    # The first client of a service the connection itself starts.
+    'socket-activated': dict(before=f'systemctl stop {UNIT}'),
+    # The first client of a service started by udev for a hub plugged in.
+    'udev-started': dict(before=f'systemctl stop {UNIT}', replug_hub=HUB_SOCKET, await_active=UNIT),
+    # Another subscriber holds the sensors open; each newcomer comes while the hub rests (silent).
+    # RestAfter=0.5 only so that 20 rests take seconds.
+    'at rest at the hub': dict(dropin='[Sensor]\nRestAfter=0.5\n', hold=True, await_rest=True),
+}
+
+
+def first_frames(lab, path, count=CONNECTIONS, dropin=None, **options):
+    """count new subscribers in a row on a path (FIRST_FRAME_PATHS); (seconds from each subscribe
+    to its first offset frame, that frame's age on arrival), both the guest's CLOCK_MONOTONIC."""
+    if dropin:
+        lab.write(DROPIN, dropin)
+        lab.check(['systemctl', 'reload-or-restart', UNIT])
+    try:
+        argv = ['python3', PLXRUN, 'firsts', '--socket', SOCKET, '--count', str(count), '--timeout', '30',
+                '--connect-retry', '30']
+        for key, value in options.items():
+            flag = '--' + key.replace('_', '-')
+            argv += [flag] if value is True else [flag, str(value)]
+        r = lab.run(argv, timeout=count * 60)
+        result = json.loads(r.stdout.strip().splitlines()[-1]) if r.stdout.strip() else {}
+        assert r.rc == 0 and result.get('ok'), (path, r.rc, result.get('error'), r.stderr[-2000:])
+    finally:
+        if dropin:
+            lab.check(['rm', '-f', DROPIN])
+            lab.check(['systemctl', 'reload-or-restart', UNIT])
+    connections = result['connections']
+    assert len(connections) == count
+    missing = [c['lines'] for c in connections if c['recv_ns'] is None]
+    assert not missing, f'{path}: {len(missing)} of {count} subscribers got no frame: {missing[0]}'
+    return [((c['recv_ns'] - c['subscribe_ns']) / 1e9, (c['recv_ns'] - c['t']) / 1e9) for c in connections]
+
+
+def assert_first_frames_current(lab, path, capsys, **options):
+    """Asserts a path of FIRST_FRAME_PATHS (or one given by options) and prints its numbers."""
+    measured = first_frames(lab, path, **(options or FIRST_FRAME_PATHS[path]))
+    waits, ages = sorted(w for w, _ in measured), sorted(a for _, a in measured)
+    with capsys.disabled():
+        print(f'\n  first frames, {path}: {len(measured)} subscribers, after the subscribe median '
+              f'{waits[len(waits) // 2] * 1e3:.1f} ms, max {waits[-1] * 1e3:.1f} ms; sample age median '
+              f'{ages[len(ages) // 2] * 1e3:.1f} ms, max {ages[-1] * 1e3:.1f} ms')
+    late = [round(w * 1e3, 1) for w, _ in measured if w > FIRST_FRAME_WITHIN]
+    old = [round(a * 1e3, 1) for _, a in measured if a > CURRENT_WITHIN]
+    assert not late, f'{path}: first frames later than {FIRST_FRAME_WITHIN * 1e3:.0f} ms (ms): {late}'
+    assert not old, f'{path}: first frames with samples older than {CURRENT_WITHIN * 1e3:.0f} ms (ms): {old}'
+
+
+@pytest.mark.parametrize('path', list(FIRST_FRAME_PATHS))
+def test_first_frame_is_current_at_once(booted, installed, hub, path, capsys):
+    booted.check(['systemctl', 'start', UNIT])
+    assert_first_frames_current(booted, path, capsys)
+
+
 def await_file_line(lab, path, text, timeout=30):
     """Waits until the guest file path has a line containing text; returns the file's text."""
     lab.check(f'timeout {timeout} bash -c \'until grep -qF "{text}" {path} 2>/dev/null; do sleep 0.2; done\'',
@@ -287,6 +356,7 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     sub = monitor(booted, until='x is not None and x > 0.3', then=dict(op='attitude', y=80, seconds=1), hub=hub)
     assert offsets(sub) and offsets(sub)[-1]['x'] > 0.3, (sub['stderr'], sub['lines'][-5:])
     rotation = await_file_line(booted, '/tmp/monitor-sensor.log', 'orientation changed: left-up')
+    assert_first_frames_current(booted, 'beside iio-sensor-proxy', capsys, warmup=True)
     report = status(booted)
     captures = {s['capture'] for s in report['sensors']}
     assert len(captures) == 1 and captures.pop().startswith('polled: the buffer of ') and 'iio-sensor-proxy' in str(report), report

@@ -11,6 +11,16 @@
         --then JSON --hub SOCKET: once the first offset frame is in, send the hub this request
         (the motion under test starts only once the subscriber holds the current offset)
     plxrun.py status --socket S     one status reply
+    plxrun.py firsts --socket S [--count N] [--before SHELL] [--replug-hub SOCKET]
+                     [--await-active UNIT] [--await-rest] [--hold] [--warmup] [--rate HZ]
+        N new subscribers in a row, each on its own connection: before each, run SHELL (e.g.
+        stop the service: the connection then starts it), unplug and plug the hub back (its
+        control socket), await UNIT active, and/or await `"resting": true` in status; then
+        connect, read the hello, subscribe, and record the first offset frame with its arrival
+        time (recv_ns, CLOCK_MONOTONIC) and the subscribe command's time; close. --hold keeps
+        one subscriber for the whole run (the sensors stay open and can rest); --warmup
+        subscribes once first, unmeasured (the sensors are open when the first one comes).
+        Prints {"connections": [{"subscribe_ns", "recv_ns", "t", "seq", "lines"}…]}
     plxrun.py monitor [--user U] [--ctl PATH] [--seconds S] [--until …] [--then JSON --hub SOCKET]
         runs `parallaxctl monitor --json --seconds S` (as user U, through runuser: with U's
         groups) and records its lines as subscribe does; also prints its exit status and stderr
@@ -21,6 +31,7 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 DEFAULT_BIN = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '.build', 'debug', 'parallaxd')
@@ -183,6 +194,96 @@ def subscribe(a):
     return 0
 
 
+def status_reply(path):
+    s, f = connect(path)
+    with s:
+        f.readline()
+        s.sendall(b'{"cmd":"status"}\n')
+        return json.loads(f.readline())
+
+
+def connect_retrying(path, seconds):
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
+
+
+def first_offset(path, rate, timeout, connect_retry=0):
+    """Connects, subscribes and reads up to the first offset frame; its record."""
+    t_try = time.monotonic_ns()
+    s, f = connect_retrying(path, connect_retry)
+    with s:
+        s.settimeout(timeout)
+        hello = json.loads(f.readline())
+        t_sub = time.monotonic_ns()
+        s.sendall((json.dumps({'cmd': 'subscribe', 'rate': rate, 'id': 1}) + '\n').encode())
+        lines, first = [], None
+        try:
+            while first is None:
+                line = f.readline()
+                if not line:
+                    break
+                msg = json.loads(line)
+                lines.append(dict(recv_ns=time.monotonic_ns(), msg=msg))
+                if msg.get('type') == 'offset':
+                    first = lines[-1]
+        except (socket.timeout, TimeoutError, OSError):
+            pass
+    return dict(try_ns=t_try, subscribe_ns=t_sub, hello=hello.get('type'), lines=lines,
+                recv_ns=first and first['recv_ns'], t=first and first['msg']['t'],
+                seq=first and first['msg']['seq'])
+
+
+def hold(path, rate):
+    """A subscriber for the whole run, read on a thread of its own."""
+    s, f = connect(path)
+    f.readline()
+    s.sendall((json.dumps({'cmd': 'subscribe', 'rate': rate}) + '\n').encode())
+    threading.Thread(target=lambda: [None for _ in f], daemon=True).start()
+    return s
+
+
+def firsts(a):
+    out = []
+    held = hold(a.socket, a.rate) if a.hold else None
+    if a.warmup:
+        first_offset(a.socket, a.rate, a.timeout, a.connect_retry)
+    for _ in range(a.count):
+        if a.before:
+            subprocess.run(a.before, shell=True, check=True)
+        if a.replug_hub:
+            reply = hub_request(a.replug_hub, json.dumps(dict(op='recreate', unplugged='0')))
+            if not reply.get('ok'):
+                print(json.dumps(dict(ok=False, error=f'the hub was not re-created: {reply}', connections=out)))
+                return 1
+        if a.await_active:
+            deadline = time.monotonic() + a.timeout
+            while subprocess.run(['systemctl', 'is-active', '-q', a.await_active]).returncode != 0:
+                if time.monotonic() >= deadline:
+                    print(json.dumps(dict(ok=False, error=f'{a.await_active} not active within {a.timeout} s', connections=out)))
+                    return 1
+                time.sleep(0.05)
+        if a.await_rest:
+            # The situation under test: the sensors at rest. Polled through status, which drains
+            # but does not wake a resting capture.
+            deadline = time.monotonic() + a.timeout
+            while not status_reply(a.socket).get('resting'):
+                if time.monotonic() >= deadline:
+                    print(json.dumps(dict(ok=False, error=f'not at rest within {a.timeout} s', connections=out)))
+                    return 1
+                time.sleep(0.05)
+        out.append(first_offset(a.socket, a.rate, a.timeout, a.connect_retry))
+    if held:
+        held.close()
+    print(json.dumps(dict(ok=True, connections=out)))
+    return 0
+
+
 def status(a):
     s, f = connect(a.socket)
     f.readline()
@@ -213,6 +314,18 @@ def main():
     p.add_argument('--hub', default='/run/sensorhub.sock')
     p = sub.add_parser('status')
     p.add_argument('--socket', required=True)
+    p = sub.add_parser('firsts')
+    p.add_argument('--socket', required=True)
+    p.add_argument('--count', type=int, default=20)
+    p.add_argument('--rate', type=int, default=60)
+    p.add_argument('--timeout', type=float, default=10, help='longest wait for a frame, or for the rest (s)')
+    p.add_argument('--connect-retry', type=float, default=0, help='retry connecting this long (s)')
+    p.add_argument('--before', help='shell command run before each connection')
+    p.add_argument('--replug-hub', help="before each connection (after --before), re-create the hub of this control socket")
+    p.add_argument('--await-active', help='before each connection, await this systemd unit active')
+    p.add_argument('--hold', action='store_true', help='one subscriber held for the whole run')
+    p.add_argument('--warmup', action='store_true', help='one unmeasured subscriber first')
+    p.add_argument('--await-rest', action='store_true', help='before each connection, await "resting": true')
     p = sub.add_parser('monitor')
     p.add_argument('--user', help='run parallaxctl as this user (runuser: with its groups)')
     p.add_argument('--ctl', default='/usr/bin/parallaxctl')
@@ -222,7 +335,7 @@ def main():
     p.add_argument('--then', help='after the first offset frame, send this JSON line to the hub (--hub)')
     p.add_argument('--hub', default='/run/sensorhub.sock')
     a = ap.parse_args()
-    return dict(daemon=daemon, subscribe=subscribe, status=status, monitor=monitor)[a.cmd](a)
+    return dict(daemon=daemon, subscribe=subscribe, status=status, monitor=monitor, firsts=firsts)[a.cmd](a)
 
 
 if __name__ == '__main__':
