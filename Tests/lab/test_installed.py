@@ -10,11 +10,13 @@ starts from the state the previous one left (the packages installed, the hub cre
 import json
 import os
 import subprocess
+import threading
 import time
 
 import pytest
 
 from labkit import GuestHub, PLXRUN, offsets
+from labvm import LabError
 
 UNIT = 'parallaxd.service'
 SOCKET_UNIT = 'parallaxd.socket'
@@ -124,9 +126,14 @@ def test_a_client_before_any_sensor_starts_it(booted, installed):
     assert booted.run(['grep', '-qw', 'iio', '/proc/devices']).rc == 0
 
 
+# The booted scenario's hub starts at a change sensitivity above 0, as much hub firmware does
+# (raw: accel 0.001 g, gyro 0.01 °/s units): the service must set it to 0 while moving.
+HUB_DEFAULT_SENSITIVITY = {'accel': 20, 'gyro': 50}
+
+
 def test_a_hub_appearing_later_is_opened_by_the_hardened_service(booted, installed, hub):
     pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
-    hub.start()
+    hub.start(sensitivity=HUB_DEFAULT_SENSITIVITY)
     booted.check(['udevadm', 'settle'])
     assert await_unit(booted, UNIT) == pid
     # The account, no capabilities, the hardened unit as shipped.
@@ -154,6 +161,66 @@ def test_member_of_parallax_monitors_moving_offsets(booted, installed, hub):
     # Captured through the buffers: the device cgroup (DeviceAllow=char-iio) let the service open them.
     messages = [e['MESSAGE'] for e in journal(booted)]
     assert any(m.startswith('capture: buffered (accel ') and 'gyro ' in m for m in messages), messages[-20:]
+
+
+# The service under strace, as shipped but for what strace itself needs: the notify socket open
+# to its child, no system call filter (ptrace); the account, groups, file permissions and mount
+# namespace (what decides a sysfs write) are the unit's own.
+STRACE_LOG = '/run/parallaxd/sysfs-writes.strace'
+STRACE_DROPIN = '/run/systemd/system/parallaxd.service.d/lab-strace.conf'
+
+
+def sysfs_writes(text):
+    """(path, errno name or None) of every sysfs file strace saw opened for writing."""
+    import re
+    out = []
+    for line in text.splitlines():
+        m = re.search(r'openat\(AT_FDCWD, "(/sys/[^"]+)", ([A-Z_|]+)[^)]*\) = (-?\d+)(?: ([A-Z]+))?', line)
+        if m and ('O_WRONLY' in m.group(2) or 'O_RDWR' in m.group(2)):
+            out.append((m.group(1), m.group(4) if int(m.group(3)) < 0 else None))
+    return out
+
+
+def test_every_sysfs_write_of_the_service_is_allowed(booted, installed, hub, capsys):
+    """Every sysfs attribute the installed service writes, recorded from outside by strace:
+    opening, moving, coming to rest at the hub and waking. None may be refused, and the clock and
+    the hub's sensitivities must be among them (the daemon never claims what it did not get)."""
+    booted.write(STRACE_DROPIN, '[Service]\nNotifyAccess=all\nSystemCallFilter=\nExecStart=\n'
+                 f'ExecStart=/usr/bin/strace -f -qq -e trace=openat -o {STRACE_LOG} /usr/bin/parallaxd\n')
+    booted.check(['systemctl', 'daemon-reload'])
+    try:
+        booted.check(['systemctl', 'restart', UNIT])
+        # Moving, then still until both sensors rest at the hub, then moving again.
+        monitor(booted, until='y is not None and y < -0.2', then=dict(op='attitude', x=-30, seconds=1), hub=hub)
+        hub.ctl('attitude', x=0, seconds=1, wait=1)
+        # A subscriber holds the sensors open while the device lies still (RestAfter=2).
+        holder = threading.Thread(target=monitor, args=(booted,), kwargs=dict(seconds=15), daemon=True)
+        holder.start()
+        booted.check(f"timeout 30 bash -c 'until [ $(journalctl -u {UNIT} --no-pager | grep -c \"silent while still\") -ge 2 ]; "
+                     f"do sleep 0.2; done'", timeout=40)
+        resting_sensitivity = {n: hub.sensor(n)['sensitivity_raw'] for n in ('accel', 'gyro')}
+        holder.join()
+        monitor(booted, until='y is not None and y < -0.2', then=dict(op='attitude', x=-30, seconds=1), hub=hub)
+        moving_sensitivity = {n: hub.sensor(n)['sensitivity_raw'] for n in ('accel', 'gyro')}
+        report = status(booted)
+        booted.check(['systemctl', 'stop', UNIT])
+        writes = sysfs_writes(booted.read(STRACE_LOG))
+    finally:
+        booted.check(f'rm -f {STRACE_DROPIN} && systemctl daemon-reload && systemctl start {UNIT}')
+    refused = sorted({(p, e) for p, e in writes if e})
+    attributes = sorted({p.split('/iio:device')[-1].split('/', 1)[-1] for p, _ in writes})
+    with capsys.disabled():
+        print(f'\n  the service wrote {len(writes)} times to {len(attributes)} attributes: {", ".join(attributes)}; '
+              f'refused: {refused or "none"}; hub sensitivity (raw) at rest {resting_sensitivity}, moving {moving_sensitivity}')
+    assert not refused, refused
+    for wanted in ('current_timestamp_clock', 'in_accel_hysteresis', 'in_anglvel_hysteresis', 'buffer/enable',
+                   'in_accel_sampling_frequency'):
+        assert wanted in attributes, (wanted, attributes)
+    # What the writes did at the hub: silent at rest, a report every interval while moving (its
+    # own default was not 0), and nothing said to be refused.
+    assert all(v > 0 for v in resting_sensitivity.values()) and all(v == 0 for v in moving_sensitivity.values()), \
+        (resting_sensitivity, moving_sensitivity)
+    assert not any(s.get('limits') for s in report['sensors']), report
 
 
 def test_a_stranger_is_refused_with_the_reason(booted, installed):
@@ -339,6 +406,43 @@ def await_file_line(lab, path, text, timeout=30):
     return lab.read(path)
 
 
+# Beside iio-sensor-proxy, what the hub may be asked (synchronous GET_REPORTs a second, both
+# sensors together): the accelerometer read through sysfs at the filter's gravity rate while
+# moving, slowly at rest (docs/sensors.md "Beside iio-sensor-proxy").
+GET_REPORTS_MOVING = 25
+GET_REPORTS_AT_REST = 2
+# iio-sensor-proxy stopping or starting: the accelerometer's buffer changes hands within (s).
+HANDOVER_SECONDS = 2.0
+
+
+def hub_rates(hub, seconds):
+    """GET_REPORTs (input) and input reports a second of each hub sensor over a window."""
+    before = hub.status()
+    t0 = time.monotonic()
+    time.sleep(seconds)     # a measurement window
+    after = hub.status()
+    dt = time.monotonic() - t0
+    return {(n, c): (after['sensors'][n][c] - before['sensors'][n][c]) / dt
+            for n in ('accel', 'gyro') for c in ('get_input', 'input_sent')}
+
+
+def accel_capture(lab):
+    return next(s['capture'] for s in status(lab)['sensors'] if s['kind'] == 'accel')
+
+
+def await_accel_capture(lab, pred, timeout):
+    """Seconds until the accelerometer's capture satisfies pred (polling status), or None."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        try:
+            if pred(accel_capture(lab)):
+                return time.monotonic() - t0
+        except (StopIteration, LabError, ValueError):
+            pass        # reopening: no sensors listed for a moment
+        time.sleep(0.05)
+    return None
+
+
 def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsys):
     # The desktop's screen rotation as Debian installs it: its udev rule marks the accelerometer
     # and starts it, udev starts parallaxd for the same device at the same time (the boot race),
@@ -356,31 +460,68 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     sub = monitor(booted, until='x is not None and x > 0.3', then=dict(op='attitude', y=80, seconds=1), hub=hub)
     assert offsets(sub) and offsets(sub)[-1]['x'] > 0.3, (sub['stderr'], sub['lines'][-5:])
     rotation = await_file_line(booted, '/tmp/monitor-sensor.log', 'orientation changed: left-up')
-    assert_first_frames_current(booted, 'beside iio-sensor-proxy', capsys, warmup=True)
+    # The gyroscope (which iio-sensor-proxy never reads) through its buffer, the accelerometer
+    # through sysfs at the gravity rate; both said in status and parallaxctl status.
+    assert await_accel_capture(booted, lambda c: c.startswith('polled at '), 30) is not None, status(booted)
     report = status(booted)
-    captures = {s['capture'] for s in report['sensors']}
-    assert len(captures) == 1 and captures.pop().startswith('polled: the buffer of ') and 'iio-sensor-proxy' in str(report), report
+    by_kind = {s['kind']: s for s in report['sensors']}
+    assert by_kind['gyro']['capture'] == 'buffered' and 'left to iio-sensor-proxy' in by_kind['accel']['capture'], report
     text = booted.check(['parallaxctl', 'status'])
-    assert any(l.startswith('capture') and 'left to iio-sensor-proxy' in l for l in text.splitlines()), text
-    messages = [e['MESSAGE'] for e in journal(booted, mark)]
-    assert any('is left to iio-sensor-proxy' in m and m.endswith('polling instead') for m in messages), messages
-    proxy_log = booted.check(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '--after-cursor', mark])
-    assert 'Failed to open' not in proxy_log, proxy_log
+    assert any(l.startswith('capture') and 'accel: polled at' in l and 'left to iio-sensor-proxy' in l
+               for l in text.splitlines()), text
+    assert_first_frames_current(booted, 'beside iio-sensor-proxy', capsys, warmup=True)
+    # What the hub is asked, moving (a steady turn, the subscriber holding the sensors open) and
+    # at rest.
+    holder = threading.Thread(target=monitor, args=(booted,), kwargs=dict(seconds=40), daemon=True)
+    holder.start()
+    hub.ctl('rate', x=15)
+    moving = hub_rates(hub, 3.0)
+    hub.ctl('rate', x=0)
+    booted.check(f"timeout 30 bash -c 'until parallaxctl status --json | grep -q \"resting\": *true; do sleep 0.2; done'",
+                 timeout=40)
+    # The samples kept while coming to rest drain within the rest's drain interval (2 s).
+    time.sleep(2.5)
+    resting = hub_rates(hub, 5.0)
+    holder.join()
+    gets = {label: r['accel', 'get_input'] + r['gyro', 'get_input'] for label, r in (('moving', moving), ('at rest', resting))}
     with capsys.disabled():
-        print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; parallaxd: {report["sensors"][0]["capture"][:60]}…')
-    # Released: iio-sensor-proxy masked by the administrator, service and rule (what removing the
-    # package does to the mark, without dpkg's time under TCG); the next open is buffered again.
+        for label, r in (('moving', moving), ('at rest', resting)):
+            print(f"\n  beside iio-sensor-proxy, {label}: GET_REPORT(input)/s accel {r['accel', 'get_input']:.1f}, "
+                  f"gyro {r['gyro', 'get_input']:.1f}; input reports/s accel {r['accel', 'input_sent']:.1f}, "
+                  f"gyro {r['gyro', 'input_sent']:.1f}")
+    assert gets['moving'] <= GET_REPORTS_MOVING and gets['at rest'] <= GET_REPORTS_AT_REST, (gets, moving, resting)
+    assert moving['gyro', 'get_input'] == 0 and moving['gyro', 'input_sent'] > 10, moving
+    messages = [e['MESSAGE'] for e in journal(booted, mark)]
+    assert any(m.startswith('capture: accel ') and 'polled at' in m and 'gyro ' in m for m in messages), messages[-20:]
+    # It stops (the administrator, an upgrade): its buffer is taken, no restart.
+    pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
+    booted.check(['systemctl', 'stop', 'iio-sensor-proxy'])
+    taken = await_accel_capture(booted, lambda c: c == 'buffered', HANDOVER_SECONDS + 1)
+    # It starts again (monitor-sensor still claims): the buffer goes back, and both keep working.
+    booted.check(['systemctl', 'start', 'iio-sensor-proxy'])
+    given = await_accel_capture(booted, lambda c: c.startswith('polled at '), HANDOVER_SECONDS + 1)
+    with capsys.disabled():
+        print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; iio-sensor-proxy stopped: buffer taken '
+              f'after {taken} s; started: given back after {given} s')
+    assert taken is not None and taken <= HANDOVER_SECONDS, taken
+    assert given is not None and given <= HANDOVER_SECONDS, given
+    assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
+    heard = booted.read('/tmp/monitor-sensor.log').count('orientation changed')
+    sub = monitor(booted, until='x is not None and x < 0.1', then=dict(op='attitude', x=0, y=0, seconds=1), hub=hub)
+    assert offsets(sub) and offsets(sub)[-1]['x'] < 0.1, (sub['stderr'], sub['lines'][-5:])
+    booted.check(f"timeout 30 bash -c 'until [ $(grep -c \"orientation changed\" /tmp/monitor-sensor.log) -gt {heard} ]; "
+                 f"do sleep 0.2; done'", timeout=40)
+    proxy_log = booted.check(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '--after-cursor', mark])
+    with capsys.disabled():
+        print('\n  iio-sensor-proxy said: ' + ' | '.join(l.split(': ', 1)[-1] for l in proxy_log.splitlines()[-6:]))
+    # Released for good: iio-sensor-proxy masked by the administrator, service and rule (what
+    # removing the package does to the mark, without dpkg's time under TCG): buffered again.
     booted.check('pkill -x monitor-sensor; systemctl stop iio-sensor-proxy && systemctl mask iio-sensor-proxy '
                  '&& ln -s /dev/null /etc/udev/rules.d/80-iio-sensor-proxy.rules && udevadm control --reload '
                  '&& udevadm trigger --subsystem-match=iio --action=change && udevadm settle', timeout=120)
     hub.ctl('attitude', x=0, y=0, seconds=1, wait=1)
-    deadline = time.monotonic() + 60
-    while True:
-        monitor(booted, until="type == 'offset'")
-        capture = status(booted)['sensors'][0]['capture']
-        if capture == 'buffered' or time.monotonic() > deadline:
-            break
-    assert capture == 'buffered', capture
+    monitor(booted, until="type == 'offset'")
+    assert await_accel_capture(booted, lambda c: c == 'buffered', 30) is not None, status(booted)
 
 
 def test_purge_leaves_nothing(booted, installed):

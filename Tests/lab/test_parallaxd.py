@@ -143,3 +143,64 @@ def test_hub_destroyed_and_recreated_is_followed_within_1s(lab, hub, daemons, ca
     # the last device appeared, then the buffers' first scans.
     assert 'IIO devices appeared: opening the sensors now' in d.log_tail(200), d.log_tail()
     assert frame_delay <= 1.0, f'parallaxd followed the re-created hub after {frame_delay:.2f} s'
+
+
+# A hub whose firmware starts at a change sensitivity above 0 (raw units: gyro 0.01 °/s, accel
+# 0.001 g; guest/sensorhub.py): 0.5 °/s and 0.02 g.
+DEFAULT_SENSITIVITY = {'gyro': 50, 'accel': 20}
+# A steady turn about device +Y (gravity unchanged while upright, so only the gyroscope sees it).
+STEADY_RATE, STEADY_SECONDS = 20.0, 1.5
+
+
+def upright(hub):
+    """Stands the hub upright (gravity along device Y) before the daemon opens it: its resting
+    pose then, and a turn about +Y changes no accelerometer reading."""
+    hub.ctl('attitude', x=90, y=0, seconds=0.5, wait=1)
+
+
+def steady_turn(d, hub):
+    """Turns the hub about +Y at STEADY_RATE °/s for STEADY_SECONDS; returns the subscriber's
+    frames, the gyroscope's input reports during the turn and the turn's angle (°, from the
+    hub's own times)."""
+    d.subscribe(seconds=20, frames=1)
+    before = hub.sensor('gyro')['input_sent']
+    sub = d.subscribe_async(seconds=STEADY_SECONDS + 4)
+    start = hub.ctl('rate', y=STEADY_RATE)['t_ns']
+    time.sleep(STEADY_SECONDS)     # the length of the turn, not a synchronisation
+    end = hub.ctl('rate', y=0)['t_ns']
+    reports = hub.sensor('gyro')['input_sent'] - before
+    return offsets(sub.result()), reports, STEADY_RATE * (end - start) / 1e9
+
+
+def test_a_hub_with_a_default_sensitivity_reports_a_steady_turn(lab, make_hub, daemons, capsys):
+    # The daemon writes 0 at open whatever the hub started with, so the gyroscope reports every
+    # interval through a turn whose rate never changes; the turn shows whole.
+    hub = make_hub(sensitivity=DEFAULT_SENSITIVITY)
+    upright(hub)
+    d = daemons.start(KEEP + ['Sensor.RestAfter=60'])
+    frames, reports, angle = steady_turn(d, hub)
+    assert hub.sensor('gyro')['sensitivity_raw'] == 0 and hub.sensor('accel')['sensitivity_raw'] == 0, hub.status()
+    expected, peak = angle / 90, max(abs(f['x']) for f in frames)
+    with capsys.disabled():
+        print(f'\n  default sensitivity {DEFAULT_SENSITIVITY}: {reports} gyroscope reports in a {angle:.1f}° turn, '
+              f'|x| peak {peak:.3f} (expected {expected:.3f})')
+    assert reports >= 0.5 * STEADY_SECONDS * 100, reports
+    assert abs(peak - expected) < 0.25 * expected, (peak, expected)
+    assert not any(s.get('limits') for s in d.status()['sensors']), d.status()
+
+
+def test_a_hub_that_keeps_a_sensitivity_is_silent_through_a_steady_turn_and_it_still_shows(lab, make_hub, daemons, capsys):
+    # Firmware that clamps the 0 up to its least sensitivity: the gyroscope reports the change
+    # into the turn and out of it, nothing between. Its silence is the rate held (HID), so the
+    # turn still shows whole; as a gap it would be lost.
+    hub = make_hub(sensitivity=DEFAULT_SENSITIVITY, min_sensitivity=DEFAULT_SENSITIVITY)
+    upright(hub)
+    d = daemons.start(KEEP + ['Sensor.RestAfter=60'])
+    frames, reports, angle = steady_turn(d, hub)
+    assert hub.sensor('gyro')['sensitivity_raw'] == DEFAULT_SENSITIVITY['gyro'], hub.status()
+    expected, peak = angle / 90, max(abs(f['x']) for f in frames)
+    with capsys.disabled():
+        print(f'\n  least sensitivity {DEFAULT_SENSITIVITY}: {reports} gyroscope reports in a {angle:.1f}° turn, '
+              f'|x| peak {peak:.3f} (expected {expected:.3f})')
+    assert reports <= 5, f'the hub reported a steady turn {reports} times at its least sensitivity'
+    assert abs(peak - expected) < 0.25 * expected, (peak, expected)
