@@ -103,7 +103,8 @@ final class DeviceStream {
         if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
         let buffer: IIOBuffer
         do throws(IIOBufferError) {
-            buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill)
+            buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill,
+                                   handBack: accel != nil && BufferClaim.isMarked(deviceID: device.id))
         } catch {
             switch error {
             case .cannotCreate(let err):

@@ -417,7 +417,9 @@ def test_a_buffer_iio_sensor_proxy_leaves_is_taken_and_given_back(start_daemon, 
     subscribe_ready(c)
     assert wait_capture(c, 'accel', lambda cap: cap.startswith('polled at ')).startswith('polled at '), daemon.stderr_tail()
     pid = daemon.proc.pid
-    # It stops (systemctl stop, masked): the mark stays, the buffer is free and taken.
+    # It stops (systemctl stop, masked): the mark stays, its buffer is left enabled (as the real
+    # one leaves it), free, and taken.
+    testbed.set_raw(accel, 'buffer/enable', '1')
     sensor_proxy_bus.release()
     t0 = time.monotonic()
     capture = wait_capture(c, 'accel', lambda cap: cap == 'buffered', timeout=HANDOVER_SECONDS)
@@ -433,7 +435,9 @@ def test_a_buffer_iio_sensor_proxy_leaves_is_taken_and_given_back(start_daemon, 
     capture = wait_capture(c, 'accel', lambda cap: cap.startswith('polled at '), timeout=HANDOVER_SECONDS)
     given = time.monotonic() - t0
     assert capture.startswith('polled at '), daemon.stderr_tail()
-    assert testbed.get_raw(accel, 'buffer/enable') == '0'
+    # Handed back running, as it was found: iio-sensor-proxy set it up once, when it started
+    # (while we held it), and only reads it from then on.
+    assert testbed.get_raw(accel, 'buffer/enable') == '1'
     assert daemon.proc.pid == pid and daemon.alive()
     print('buffer taken %.2f s after iio-sensor-proxy stopped, given back %.2f s after it started' % (taken, given))
     # Frames flow on through both hand-overs.
