@@ -236,19 +236,11 @@ def test_helper_opens_exactly_the_written_attributes(testbed):
         assert not (st.st_gid == gid and st.st_mode & stat.S_IWGRP), '%s must stay as it was' % attr
 
 
-@pytest.mark.parametrize('helper_ran', [True, False], ids=['after-udev-helper', 'without-helper'])
-def test_unprivileged_daemon_raises_sampling_frequency(parallaxd_bin, workdir, testbed, helper_ran):
-    """The service runs as an account without capabilities: sysfs writes work exactly where the
-    udev helper gave its group write access (here nobody/nogroup stands in for parallaxd)."""
-    if os.geteuid() != 0:
-        pytest.skip('needs root to start the daemon under another account')
+def start_as_nobody(parallaxd_bin, workdir, testbed):
+    """A ready daemon run as nobody/nogroup (standing in for the parallaxd account, no
+    capabilities) on the testbed, with a way to the testbed, its socket and the notify socket."""
     setpriv = need('setpriv')
     nobody, nogroup = pwd.getpwnam('nobody').pw_uid, grp.getgrnam('nogroup').gr_gid
-    # A device that idles at 1 Hz: the daemon raises it to its poll rate (a sysfs write).
-    dev = testbed.add(buffered_imu(0, sampling_frequency=1.0))
-    if helper_ran:
-        subprocess.run([HELPER, testbed.attr_path(dev, ''), 'nogroup'], check=True, timeout=30)
-    # The account needs a way to the testbed, the socket and the notify socket.
     for d in (workdir, testbed.root):
         os.chmod(d, 0o755)
     sockdir = os.path.join(workdir, 'run')
@@ -264,6 +256,21 @@ def test_unprivileged_daemon_raises_sampling_frequency(parallaxd_bin, workdir, t
         d.start()
     finally:
         os.umask(old)
+    return d
+
+
+@pytest.mark.parametrize('helper_ran', [True, False], ids=['after-udev-helper', 'without-helper'])
+def test_unprivileged_daemon_raises_sampling_frequency(parallaxd_bin, workdir, testbed, helper_ran):
+    """The service runs as an account without capabilities: sysfs writes work exactly where the
+    udev helper gave its group write access (here nobody/nogroup stands in for parallaxd)."""
+    if os.geteuid() != 0:
+        pytest.skip('needs root to start the daemon under another account')
+    nobody = pwd.getpwnam('nobody').pw_uid
+    # A device that idles at 1 Hz: the daemon raises it to its poll rate (a sysfs write).
+    dev = testbed.add(buffered_imu(0, sampling_frequency=1.0))
+    if helper_ran:
+        subprocess.run([HELPER, testbed.attr_path(dev, ''), 'nogroup'], check=True, timeout=30)
+    d = start_as_nobody(parallaxd_bin, workdir, testbed)
     try:
         assert os.stat(d.socket_path).st_uid == nobody, 'the daemon does not run as the unprivileged account'
         c = d.connect()
@@ -294,8 +301,6 @@ def test_unprivileged_daemon_says_what_a_refused_write_costs(parallaxd_bin, work
     says what each refusal costs in status and the log, and never claims a rest at the hub."""
     if os.geteuid() != 0:
         pytest.skip('needs root to start the daemon under another account')
-    setpriv = need('setpriv')
-    nobody, nogroup = pwd.getpwnam('nobody').pw_uid, grp.getgrnam('nogroup').gr_gid
     accel = plx.buffered_hid_accel_3d(0, sysfs_raw=False, hysteresis={plx.ACCEL: 0.05})
     gyro = plx.buffered_hid_gyro_3d(1, sysfs_raw=False, hysteresis={plx.GYRO: 0.02})
     for dev in (accel, gyro):
@@ -308,27 +313,13 @@ def test_unprivileged_daemon_says_what_a_refused_write_costs(parallaxd_bin, work
                     os.chown(path, 0, 0)
                     os.chmod(path, 0o644)
         feeders.append(plx.ScanFeeder(testbed, dev, rate_hz=100.0, hub=True).start())
-    for d in (workdir, testbed.root):
-        os.chmod(d, 0o755)
     # The account opens the emulated nodes as udev would let the service: the PTYs behind
     # /dev/iio:deviceN and umockdev's ioctl socket.
     for dev in (accel, gyro):
         os.chmod(os.path.realpath(os.path.join(testbed.root, 'dev', 'iio:device%d' % dev.index)), 0o666)
     for sock in glob.glob(os.path.join(testbed.root, 'ioctl', '*')):
         os.chmod(sock, 0o777)
-    sockdir = os.path.join(workdir, 'run')
-    os.mkdir(sockdir)
-    os.chown(sockdir, nobody, nogroup)
-    old = os.umask(0)
-    try:
-        d = plx.Daemon(workdir, testbed, binary=setpriv,
-                       args=['--reuid=%d' % nobody, '--regid=%d' % nogroup, '--clear-groups', accounts.shared_copy(parallaxd_bin),
-                             '--socket', os.path.join(sockdir, 's.sock'), '--config', '/dev/null',
-                             '--source', 'auto', '--log-level', 'debug'],
-                       socket_path=os.path.join(sockdir, 's.sock'))
-        d.start()
-    finally:
-        os.umask(old)
+    d = start_as_nobody(parallaxd_bin, workdir, testbed)
     try:
         c = d.connect()
         c.subscribe()
