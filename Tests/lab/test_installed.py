@@ -484,9 +484,9 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     assert any(l.startswith('capture') and 'accel: polled at' in l and 'left to iio-sensor-proxy' in l
                for l in text.splitlines()), text
     assert_first_frames_current(booted, 'beside iio-sensor-proxy', capsys, warmup=True)
-    # What the hub is asked, moving (a steady turn, the subscriber holding the sensors open) and
-    # at rest.
-    holder = threading.Thread(target=monitor, args=(booted,), kwargs=dict(seconds=40), daemon=True)
+    # What the hub is asked, moving (a steady turn) and at rest; a subscriber holds the sensors
+    # open through that and the hand-overs after it (closed sensors hand nothing over).
+    holder = threading.Thread(target=monitor, args=(booted,), kwargs=dict(seconds=60), daemon=True)
     holder.start()
     hub.ctl('rate', x=15)
     moving = hub_rates(hub, 3.0)
@@ -498,7 +498,6 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     # The samples kept while coming to rest drain within the rest's drain interval (2 s).
     time.sleep(2.5)
     resting = hub_rates(hub, 5.0)
-    holder.join()
     gets = {label: r['accel', 'get_input'] + r['gyro', 'get_input'] for label, r in (('moving', moving), ('at rest', resting))}
     with capsys.disabled():
         for label, r in (('moving', moving), ('at rest', resting)):
