@@ -100,6 +100,7 @@ prepare_rootfs() {
   printf '127.0.0.1 localhost\n127.0.1.1 lab\n' > "$tmp/etc/hosts"
   rm -rf "$tmp/var/cache/apt/archives/"*.deb
   mv "$tmp" "$LAB/rootfs"
+  rm -rf "$scratch"; trap - EXIT   # (shell and run exec the lab after this: no EXIT trap then)
   log "root file system: packing root.img (ext4, no loop mount)"
   mke2fs -q -t ext4 -L labroot -d "$LAB/rootfs" "$LAB/root.img" 2G
   chmod a+r "$LAB/root.img"
