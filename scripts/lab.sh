@@ -129,12 +129,13 @@ prepare_initramfs() {
   : > "$dir/modules/order"
   for m in "${INITRAMFS_MODULES[@]}"; do
     modprobe -d "$kdir" -S "$version" --show-depends "$m" | while read -r line; do
-      set -- $line
-      [ "$1" = insmod ] || continue
-      local base
-      base="$(basename "$2")"
+      # "insmod $kdir/lib/modules/…/NAME.ko [OPTIONS]": $kdir may hold blanks, the rest does not.
+      case "$line" in "insmod $kdir/"*) ;; *) continue ;; esac
+      set -- ${line#"insmod $kdir/"}
+      local module="$kdir/$1" base
+      base="$(basename "$module")"
       if ! grep -qx "$base" "$dir/modules/order"; then
-        cp "$2" "$dir/modules/$base"
+        cp "$module" "$dir/modules/$base"
         echo "$base" >> "$dir/modules/order"
       fi
     done
