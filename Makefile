@@ -44,6 +44,11 @@ SWIFT_BUILD_FLAGS ?= -c release --static-swift-stdlib
 BUILT_BINDIR      ?=
 BIN               := $(if $(BUILT_BINDIR),$(BUILT_BINDIR),$(SCRATCH)/release)
 
+# A path as one shell word (single quotes, a ' inside written '\''): a clone's, a DESTDIR or a
+# build directory may hold spaces or quotes. $(call dest,DIR) is DIR under DESTDIR, quoted.
+q    = '$(subst ','\'',$(1))'
+dest = $(call q,$(DESTDIR)$(1))
+
 INSTALL      ?= install
 # `make install-strip` passes -s here (about 30 MB → 16 MB per binary); packagers strip themselves.
 INSTALL_PROGRAM ?= $(INSTALL) -m 0755
@@ -65,87 +70,87 @@ SUBSTITUTE = sed -e 's|/usr/bin/parallaxd|$(BINDIR)/parallaxd|g' \
 all: build
 
 build:
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxd
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallaxctl
-	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(SCRATCH) --product parallax-wallpaper
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(call q,$(SCRATCH)) --product parallaxd
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(call q,$(SCRATCH)) --product parallaxctl
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --scratch-path $(call q,$(SCRATCH)) --product parallax-wallpaper
 
 install: $(if $(BUILT_BINDIR),,build)
 	$(MAKE) --no-print-directory install-files post-install
 
 install-files:
-	@for p in $(PROGRAMS); do test -x "$(BIN)/$$p" || { echo "make: $(BIN)/$$p is not built" >&2; exit 1; }; done
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(UDEVRULESDIR) \
-		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SCENEDIR)/images \
-		$(DESTDIR)$(HELPERDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
-		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d
-	$(INSTALL_PROGRAM) $(BIN)/parallaxd $(BIN)/parallaxctl $(BIN)/parallax-wallpaper $(DESTDIR)$(BINDIR)/
-	$(SUBSTITUTE) systemd/parallaxd.service > $(DESTDIR)$(UNITDIR)/parallaxd.service
-	$(SUBSTITUTE) systemd/parallaxd.socket > $(DESTDIR)$(UNITDIR)/parallaxd.socket
-	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules
-	$(SUBSTITUTE) systemd/parallax-wallpaper.service > $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
-	chmod 0644 $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket \
-		$(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
-	$(INSTALL) -m 0644 $(SCENES) $(DESTDIR)$(SCENEDIR)/
-	$(INSTALL) -m 0644 $(SCENE_IMAGES) $(DESTDIR)$(SCENEDIR)/images/
-	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
-	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
-	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(DESTDIR)$(MANDIR)/man8/parallaxd.8
-	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1
-	$(INSTALL) -m 0644 docs/man/parallax-wallpaper.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
-	$(INSTALL) -m 0644 README.md docs/operations.md $(DESTDIR)$(DOCDIR)/
+	@for p in $(PROGRAMS); do test -x $(call q,$(BIN))/"$$p" || { echo "make: "$(call q,$(BIN))/"$$p is not built" >&2; exit 1; }; done
+	$(INSTALL) -d $(call dest,$(BINDIR)) $(call dest,$(UNITDIR)) $(call dest,$(USERUNITDIR)) $(call dest,$(UDEVRULESDIR)) \
+		$(call dest,$(SYSUSERSDIR)) $(call dest,$(SCENEDIR)/images) \
+		$(call dest,$(HELPERDIR)) $(call dest,$(MANDIR)/man1) $(call dest,$(MANDIR)/man8) $(call dest,$(DOCDIR)) \
+		$(call dest,$(BASHCOMPDIR)) $(call dest,$(ZSHCOMPDIR)) $(call dest,$(FISHCOMPDIR)) \
+		$(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d)
+	$(INSTALL_PROGRAM) $(foreach p,$(PROGRAMS),$(call q,$(BIN)/$(p))) $(call dest,$(BINDIR)/)
+	$(SUBSTITUTE) systemd/parallaxd.service > $(call dest,$(UNITDIR)/parallaxd.service)
+	$(SUBSTITUTE) systemd/parallaxd.socket > $(call dest,$(UNITDIR)/parallaxd.socket)
+	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules)
+	$(SUBSTITUTE) systemd/parallax-wallpaper.service > $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	chmod 0644 $(call dest,$(UNITDIR)/parallaxd.service) $(call dest,$(UNITDIR)/parallaxd.socket) \
+		$(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	$(INSTALL) -m 0644 $(SCENES) $(call dest,$(SCENEDIR)/)
+	$(INSTALL) -m 0644 $(SCENE_IMAGES) $(call dest,$(SCENEDIR)/images/)
+	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
+	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(call dest,$(HELPERDIR)/parallaxd-iio-access)
+	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(call dest,$(MANDIR)/man8/parallaxd.8)
+	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(call dest,$(MANDIR)/man1/parallaxctl.1)
+	$(INSTALL) -m 0644 docs/man/parallax-wallpaper.1 $(call dest,$(MANDIR)/man1/parallax-wallpaper.1)
+	$(INSTALL) -m 0644 README.md docs/operations.md $(call dest,$(DOCDIR)/)
 	@# bash-completion sources these files: swift-argument-parser's #!/bin/bash line is dropped.
-	sed '1{/^#!/d;}' completions/parallaxd.bash > $(DESTDIR)$(BASHCOMPDIR)/parallaxd
-	sed '1{/^#!/d;}' completions/parallaxctl.bash > $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
-	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/parallaxd $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
-	$(INSTALL) -m 0644 completions/_parallaxd completions/_parallaxctl $(DESTDIR)$(ZSHCOMPDIR)/
-	$(INSTALL) -m 0644 completions/parallaxd.fish completions/parallaxctl.fish $(DESTDIR)$(FISHCOMPDIR)/
+	sed '1{/^#!/d;}' completions/parallaxd.bash > $(call dest,$(BASHCOMPDIR)/parallaxd)
+	sed '1{/^#!/d;}' completions/parallaxctl.bash > $(call dest,$(BASHCOMPDIR)/parallaxctl)
+	chmod 0644 $(call dest,$(BASHCOMPDIR)/parallaxd) $(call dest,$(BASHCOMPDIR)/parallaxctl)
+	$(INSTALL) -m 0644 completions/_parallaxd completions/_parallaxctl $(call dest,$(ZSHCOMPDIR)/)
+	$(INSTALL) -m 0644 completions/parallaxd.fish completions/parallaxctl.fish $(call dest,$(FISHCOMPDIR)/)
 	@# An administrator's edited config is never overwritten.
-	@if [ -e "$(CONFIG_FILE)" ]; then echo "keeping $(CONFIG_FILE)"; \
-	 else echo "$(INSTALL) -m 0644 config/parallaxd.conf $(CONFIG_FILE)"; $(INSTALL) -m 0644 config/parallaxd.conf "$(CONFIG_FILE)"; fi
+	@if [ -e $(call q,$(CONFIG_FILE)) ]; then echo "keeping "$(call q,$(CONFIG_FILE)); \
+	 else echo "$(INSTALL) -m 0644 config/parallaxd.conf "$(call q,$(CONFIG_FILE)); $(INSTALL) -m 0644 config/parallaxd.conf $(call q,$(CONFIG_FILE)); fi
 
 install-strip:
 	$(MAKE) --no-print-directory install INSTALL_PROGRAM='$(INSTALL) -s -m 0755'
 
 # On the live system only (no DESTDIR): create the accounts, let udev and systemd see the new files.
 post-install:
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then \
-	  command -v systemd-sysusers >/dev/null && systemd-sysusers $(SYSUSERSDIR)/parallaxd.conf; \
+	@if [ -z $(call q,$(DESTDIR)) ] && [ "$$(id -u)" = 0 ]; then \
+	  command -v systemd-sysusers >/dev/null && systemd-sysusers $(call q,$(SYSUSERSDIR)/parallaxd.conf); \
 	  [ -d /run/systemd/system ] && systemctl daemon-reload; \
 	  command -v udevadm >/dev/null && udevadm control --reload && udevadm trigger --subsystem-match=iio --action=add; \
 	  echo "installed; start it with: systemctl enable --now parallaxd.socket"; \
 	fi; true
 
 uninstall:
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(PROGRAMS))
-	rm -f $(DESTDIR)$(UNITDIR)/parallaxd.service $(DESTDIR)$(UNITDIR)/parallaxd.socket
-	rm -f $(DESTDIR)$(USERUNITDIR)/parallax-wallpaper.service
-	rm -f $(addprefix $(DESTDIR)$(SCENEDIR)/,$(notdir $(SCENES))) $(addprefix $(DESTDIR)$(SCENEDIR)/images/,$(notdir $(SCENE_IMAGES)))
-	rm -f $(DESTDIR)$(UDEVRULESDIR)/61-parallaxd.rules $(DESTDIR)$(SYSUSERSDIR)/parallaxd.conf
-	rm -f $(DESTDIR)$(HELPERDIR)/parallaxd-iio-access
-	rm -f $(DESTDIR)$(MANDIR)/man8/parallaxd.8 $(DESTDIR)$(MANDIR)/man1/parallaxctl.1 $(DESTDIR)$(MANDIR)/man1/parallax-wallpaper.1
-	rm -f $(DESTDIR)$(DOCDIR)/README.md $(DESTDIR)$(DOCDIR)/operations.md
-	rm -f $(DESTDIR)$(BASHCOMPDIR)/parallaxd $(DESTDIR)$(BASHCOMPDIR)/parallaxctl
-	rm -f $(DESTDIR)$(ZSHCOMPDIR)/_parallaxd $(DESTDIR)$(ZSHCOMPDIR)/_parallaxctl
-	rm -f $(DESTDIR)$(FISHCOMPDIR)/parallaxd.fish $(DESTDIR)$(FISHCOMPDIR)/parallaxctl.fish
+	rm -f $(foreach p,$(PROGRAMS),$(call dest,$(BINDIR)/$(p)))
+	rm -f $(call dest,$(UNITDIR)/parallaxd.service) $(call dest,$(UNITDIR)/parallaxd.socket)
+	rm -f $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	rm -f $(foreach f,$(notdir $(SCENES)),$(call dest,$(SCENEDIR)/$(f))) $(foreach f,$(notdir $(SCENE_IMAGES)),$(call dest,$(SCENEDIR)/images/$(f)))
+	rm -f $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
+	rm -f $(call dest,$(HELPERDIR)/parallaxd-iio-access)
+	rm -f $(call dest,$(MANDIR)/man8/parallaxd.8) $(call dest,$(MANDIR)/man1/parallaxctl.1) $(call dest,$(MANDIR)/man1/parallax-wallpaper.1)
+	rm -f $(call dest,$(DOCDIR)/README.md) $(call dest,$(DOCDIR)/operations.md)
+	rm -f $(call dest,$(BASHCOMPDIR)/parallaxd) $(call dest,$(BASHCOMPDIR)/parallaxctl)
+	rm -f $(call dest,$(ZSHCOMPDIR)/_parallaxd) $(call dest,$(ZSHCOMPDIR)/_parallaxctl)
+	rm -f $(call dest,$(FISHCOMPDIR)/parallaxd.fish) $(call dest,$(FISHCOMPDIR)/parallaxctl.fish)
 	@# The config goes only if nobody changed it; the calibration in /var/lib/parallaxd stays.
-	@if [ -e "$(CONFIG_FILE)" ] && cmp -s config/parallaxd.conf "$(CONFIG_FILE)"; then rm -f "$(CONFIG_FILE)"; \
-	 elif [ -e "$(CONFIG_FILE)" ]; then echo "keeping the edited $(CONFIG_FILE)"; fi
-	-rmdir $(DESTDIR)$(HELPERDIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SCENEDIR)/images $(DESTDIR)$(SCENEDIR) \
-		$(DESTDIR)$(DATADIR)/parallax-wallpaper $(DESTDIR)$(SYSCONFDIR)/parallaxd/parallaxd.conf.d \
-		$(DESTDIR)$(SYSCONFDIR)/parallaxd 2>/dev/null
-	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
+	@if [ -e $(call q,$(CONFIG_FILE)) ] && cmp -s config/parallaxd.conf $(call q,$(CONFIG_FILE)); then rm -f $(call q,$(CONFIG_FILE)); \
+	 elif [ -e $(call q,$(CONFIG_FILE)) ]; then echo "keeping the edited "$(call q,$(CONFIG_FILE)); fi
+	-rmdir $(call dest,$(HELPERDIR)) $(call dest,$(DOCDIR)) $(call dest,$(SCENEDIR)/images) $(call dest,$(SCENEDIR)) \
+		$(call dest,$(DATADIR)/parallax-wallpaper) $(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d) \
+		$(call dest,$(SYSCONFDIR)/parallaxd) 2>/dev/null
+	@if [ -z $(call q,$(DESTDIR)) ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; true
 
 # The committed completion scripts for parallaxctl, generated by swift-argument-parser from the
 # binary. parallaxd's are hand-written (it parses its own command line; see DaemonCommandLine).
 completions:
-	@for p in $(PROGRAMS); do test -x "$(BIN)/$$p" || { echo "make: build first ($(BIN)/$$p)" >&2; exit 1; }; done
-	$(BIN)/parallaxctl --generate-completion-script bash > completions/parallaxctl.bash
-	$(BIN)/parallaxctl --generate-completion-script zsh > completions/_parallaxctl
-	$(BIN)/parallaxctl --generate-completion-script fish > completions/parallaxctl.fish
+	@for p in $(PROGRAMS); do test -x $(call q,$(BIN))/"$$p" || { echo "make: build first ("$(call q,$(BIN))/"$$p)" >&2; exit 1; }; done
+	$(call q,$(BIN)/parallaxctl) --generate-completion-script bash > completions/parallaxctl.bash
+	$(call q,$(BIN)/parallaxctl) --generate-completion-script zsh > completions/_parallaxctl
+	$(call q,$(BIN)/parallaxctl) --generate-completion-script fish > completions/parallaxctl.fish
 
 clean:
-	$(SWIFT) package --scratch-path $(SCRATCH) clean
+	$(SWIFT) package --scratch-path $(call q,$(SCRATCH)) clean
 
 # ---------------------------------------------------------------------------------------------
 # libparallax, the C client library (Sources/libparallax, docs/client-kit.md): C11 and libc only,
@@ -189,23 +194,23 @@ $(LIBPX_BUILD):
 	mkdir -p $@
 
 install-libparallax: $(LIBPX_LIBRARY)
-	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man3
-	$(INSTALL) -m 0644 $(LIBPX_SRC)/parallax.h $(DESTDIR)$(INCLUDEDIR)/parallax.h
-	$(INSTALL_PROGRAM) $(LIBPX_LIBRARY) $(DESTDIR)$(LIBDIR)/libparallax.so.$(LIBPX_VERSION)
-	ln -sf libparallax.so.$(LIBPX_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBPX_SONAME)
-	ln -sf $(LIBPX_SONAME) $(DESTDIR)$(LIBDIR)/libparallax.so
+	$(INSTALL) -d $(call dest,$(INCLUDEDIR)) $(call dest,$(LIBDIR)) $(call dest,$(PKGCONFIGDIR)) $(call dest,$(MANDIR)/man3)
+	$(INSTALL) -m 0644 $(LIBPX_SRC)/parallax.h $(call dest,$(INCLUDEDIR)/parallax.h)
+	$(INSTALL_PROGRAM) $(LIBPX_LIBRARY) $(call dest,$(LIBDIR)/libparallax.so.$(LIBPX_VERSION))
+	ln -sf libparallax.so.$(LIBPX_VERSION) $(call dest,$(LIBDIR)/$(LIBPX_SONAME))
+	ln -sf $(LIBPX_SONAME) $(call dest,$(LIBDIR)/libparallax.so)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@INCLUDEDIR@|$(call LIBPX_UNDER_PREFIX,$(INCLUDEDIR))|' \
 		-e 's|@LIBDIR@|$(call LIBPX_UNDER_PREFIX,$(LIBDIR))|' \
-		-e 's|@VERSION@|$(LIBPX_VERSION)|' $(LIBPX_SRC)/parallax.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc
-	chmod 0644 $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc
-	$(INSTALL) -m 0644 docs/man/libparallax.3 $(DESTDIR)$(MANDIR)/man3/libparallax.3
-	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi; true
+		-e 's|@VERSION@|$(LIBPX_VERSION)|' $(LIBPX_SRC)/parallax.pc.in > $(call dest,$(PKGCONFIGDIR)/parallax.pc)
+	chmod 0644 $(call dest,$(PKGCONFIGDIR)/parallax.pc)
+	$(INSTALL) -m 0644 docs/man/libparallax.3 $(call dest,$(MANDIR)/man3/libparallax.3)
+	@if [ -z $(call q,$(DESTDIR)) ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi; true
 
 uninstall-libparallax:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/parallax.h $(DESTDIR)$(PKGCONFIGDIR)/parallax.pc $(DESTDIR)$(MANDIR)/man3/libparallax.3
-	rm -f $(DESTDIR)$(LIBDIR)/libparallax.so $(DESTDIR)$(LIBDIR)/$(LIBPX_SONAME) \
-		$(DESTDIR)$(LIBDIR)/libparallax.so.$(LIBPX_VERSION)
-	-rmdir $(DESTDIR)$(PKGCONFIGDIR) 2>/dev/null
+	rm -f $(call dest,$(INCLUDEDIR)/parallax.h) $(call dest,$(PKGCONFIGDIR)/parallax.pc) $(call dest,$(MANDIR)/man3/libparallax.3)
+	rm -f $(call dest,$(LIBDIR)/libparallax.so) $(call dest,$(LIBDIR)/$(LIBPX_SONAME)) \
+		$(call dest,$(LIBDIR)/libparallax.so.$(LIBPX_VERSION))
+	-rmdir $(call dest,$(PKGCONFIGDIR)) 2>/dev/null
 
 # ---------------------------------------------------------------------------------------------
 # parallax, the Python client module (Sources/python/parallax, docs/client-kit.md "Python"): pure
@@ -227,11 +232,11 @@ install-files: install-python
 uninstall: uninstall-python
 
 install-python:
-	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/parallax
-	$(INSTALL) -m 0644 $(PY_MODULES) $(DESTDIR)$(PYTHONDIR)/parallax/
+	$(INSTALL) -d $(call dest,$(PYTHONDIR)/parallax)
+	$(INSTALL) -m 0644 $(PY_MODULES) $(call dest,$(PYTHONDIR)/parallax/)
 
 uninstall-python:
-	rm -rf $(DESTDIR)$(PYTHONDIR)/parallax
+	rm -rf $(call dest,$(PYTHONDIR)/parallax)
 
 clean-libparallax:
 	rm -rf $(LIBPX_BUILD)

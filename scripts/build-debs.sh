@@ -4,9 +4,11 @@
 # standard error).
 #
 # The build runs on a copy of the source tree (the files git tracks or would track, as they are
-# in the working tree, less tests, scripts and documentation the build does not read), so
-# dpkg-buildpackage's ../*.deb and debian/ build files land under .build-deb/, never next to the
-# clone. Packages are kept per hash of that tree and of
+# in the working tree, less tests, scripts and documentation the build does not read) in a
+# private directory under /var/tmp, so dpkg-buildpackage's ../*.deb and debian/ build files never
+# land next to the clone, and the build's path holds no blank or quote whatever the clone's does
+# (pybuild's pyproject plugin puts its own directory unquoted into a shell command). The packages
+# go to .build-deb/, kept per hash of that tree and of
 # DEB_BUILD_OPTIONS: a second run with nothing changed prints them at once. lintian's verdict is
 # kept beside them (lintian.txt) when lintian is installed.
 #
@@ -60,16 +62,21 @@ flock 9   # one build at a time (the tests and the lab may ask together)
 if [ ! -f "$BUILD/done" ]; then
   log "building the packages of this tree ($KEY${DEB_BUILD_OPTIONS:+, DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS}); log: $BUILD/build.log"
   rm -rf "$BUILD"
-  mkdir -p "$BUILD/src"
-  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$BUILD/src" -xf -
+  mkdir -p "$BUILD"
+  scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
+  # The Swift build tree is large; the packages are all that is kept.
+  trap 'rm -rf "$scratch"' EXIT
+  mkdir "$scratch/src"
+  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
   started=$SECONDS
-  if ! (cd "$BUILD/src" && dpkg-buildpackage -us -uc -b) > "$BUILD/build.log" 2>&1; then
+  if ! (cd "$scratch/src" && dpkg-buildpackage -us -uc -b) > "$BUILD/build.log" 2>&1; then
     tail -n 30 "$BUILD/build.log" >&2
     log "dpkg-buildpackage failed; the whole log: $BUILD/build.log"
     exit 1
   fi
   log "built in $((SECONDS - started)) s"
-  rm -rf "$BUILD/src"   # the Swift build tree is large; the packages are all that is kept
+  # What dpkg-buildpackage wrote beside the tree: the .debs, .changes, .buildinfo.
+  find "$scratch" -maxdepth 1 -type f -exec mv -t "$BUILD" {} +
   if command -v lintian >/dev/null; then
     lintian --info --display-info --pedantic "$BUILD"/*.changes > "$BUILD/lintian.txt" 2>&1 || true
   fi

@@ -85,16 +85,22 @@ prepare_rootfs() {
   rm -rf "$LAB/rootfs" "$LAB/rootfs.tmp" "$LAB/root.img" "$LAB/rootfs.stamp"
   local inc
   inc="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")"
-  debootstrap --variant=minbase --include="$inc" "$SUITE" "$LAB/rootfs.tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
+  # debootstrap needs a target path without blanks (1.0.128 greps its package lists through an
+  # unquoted path: the base system came out without libc6), so it builds in a private directory.
+  scratch="$(mktemp -d /var/tmp/parallaxd-lab.XXXXXX)"
+  trap 'rm -rf "$scratch"' EXIT
+  local tmp="$scratch/rootfs"
+  debootstrap --variant=minbase --include="$inc" "$SUITE" "$tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
     || { log "debootstrap failed, see $LAB/debootstrap.log"; tail -n 20 "$LAB/debootstrap.log" >&2; exit 1; }
   local version
   version="$(cat "$LAB/kernel/version")"
-  mkdir -p "$LAB/rootfs.tmp/lib/modules"
-  cp -a "$LAB/kernel/tree/lib/modules/$version" "$LAB/rootfs.tmp/lib/modules/"
-  echo lab > "$LAB/rootfs.tmp/etc/hostname"
-  printf '127.0.0.1 localhost\n127.0.1.1 lab\n' > "$LAB/rootfs.tmp/etc/hosts"
-  rm -rf "$LAB/rootfs.tmp/var/cache/apt/archives/"*.deb
-  mv "$LAB/rootfs.tmp" "$LAB/rootfs"
+  mkdir -p "$tmp/lib/modules"
+  cp -a "$LAB/kernel/tree/lib/modules/$version" "$tmp/lib/modules/"
+  echo lab > "$tmp/etc/hostname"
+  printf '127.0.0.1 localhost\n127.0.1.1 lab\n' > "$tmp/etc/hosts"
+  rm -rf "$tmp/var/cache/apt/archives/"*.deb
+  mv "$tmp" "$LAB/rootfs"
+  rm -rf "$scratch"; trap - EXIT   # (shell and run exec the lab after this: no EXIT trap then)
   log "root file system: packing root.img (ext4, no loop mount)"
   mke2fs -q -t ext4 -L labroot -d "$LAB/rootfs" "$LAB/root.img" 2G
   chmod a+r "$LAB/root.img"
@@ -123,12 +129,13 @@ prepare_initramfs() {
   : > "$dir/modules/order"
   for m in "${INITRAMFS_MODULES[@]}"; do
     modprobe -d "$kdir" -S "$version" --show-depends "$m" | while read -r line; do
-      set -- $line
-      [ "$1" = insmod ] || continue
-      local base
-      base="$(basename "$2")"
+      # "insmod $kdir/lib/modules/…/NAME.ko [OPTIONS]": $kdir may hold blanks, the rest does not.
+      case "$line" in "insmod $kdir/"*) ;; *) continue ;; esac
+      set -- ${line#"insmod $kdir/"}
+      local module="$kdir/$1" base
+      base="$(basename "$module")"
       if ! grep -qx "$base" "$dir/modules/order"; then
-        cp "$2" "$dir/modules/$base"
+        cp "$module" "$dir/modules/$base"
         echo "$base" >> "$dir/modules/order"
       fi
     done

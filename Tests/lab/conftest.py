@@ -8,8 +8,10 @@ The session prepares .build-lab/ with scripts/lab.sh (root builds the root file 
 normal user without a cached one gets every test skipped with the reason).
 """
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -76,13 +78,27 @@ def boot_guest(name, **options):
     return vm
 
 
+# A directory whose name holds what a kernel command line, qemu's option strings and a shell
+# would each split or interpret, under /tmp (where the guest mounts a tmpfs): shared into the plain
+# guest beside the repository, so that any clone path's share is tested (test_guest_paths.py).
+ODD_NAME = "plx lab,%41:'q\"é "
+
+
 @pytest.fixture(scope='session')
 def lab():
-    """The booted lab guest (Tests/lab/labvm.py Lab): boots once for the whole session."""
+    """The booted lab guest (Tests/lab/labvm.py Lab): boots once for the whole session.
+    lab.odd_share is a host directory with an awkward name, shared at the same path."""
     TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
-    vm = boot_guest('init.sh as PID 1')
-    yield vm
-    vm.shutdown()
+    odd = tempfile.mkdtemp(prefix=ODD_NAME, dir='/tmp')
+    try:
+        with open(os.path.join(odd, 'marker'), 'w') as f:
+            f.write(odd)
+        vm = boot_guest('init.sh as PID 1', shares=[('odd', odd)])
+        vm.odd_share = odd
+        yield vm
+        vm.shutdown()
+    finally:
+        shutil.rmtree(odd, ignore_errors=True)
 
 
 @pytest.fixture(scope='session')

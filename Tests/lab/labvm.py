@@ -25,6 +25,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from collections import namedtuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,6 +47,17 @@ class LabError(Exception):
     pass
 
 
+def cmdline_value(text):
+    """A value for the kernel command line, percent-encoded: the kernel splits the line at spaces
+    and the initramfs (guest/initramfs-init, busybox) decodes %XX, so a path may hold any byte."""
+    return urllib.parse.quote(text, safe='/')
+
+
+def qemu_value(text):
+    """A value inside a qemu option string (k=v,k=v): a comma is written twice."""
+    return text.replace(',', ',,')
+
+
 def missing_artifacts():
     """Why the lab cannot boot from .build-lab/ (None when it can)."""
     if not shutil.which('qemu-system-x86_64'):
@@ -64,14 +76,14 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
     kernel = os.path.join(LAB_DIR, 'kernel', 'vmlinuz')
     init = os.path.join(GUEST_DIR, 'systemd-init.sh' if systemd else 'init.sh')
     shares = (SHARES[:1] if systemd else SHARES) + list(extra_shares)
-    append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + init]
+    append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + cmdline_value(init)]
     if systemd:
         # udev would load drivers for qemu's default hardware the tests never use (slow under TCG).
         append += ['systemd.show_status=false',
                    'modprobe.blacklist=' + ','.join(['bochs', 'floppy', 'parport_pc', 'ppdev', 'pcspkr', 'psmouse',
                                                      'serio_raw', 'i2c_piix4', 'kvm', 'kvm_intel', 'kvm_amd',
                                                      'drm', 'drm_kms_helper', 'ata_piix', 'libata', 'evdev'])]
-    append += [f'lab.share={tag}:{path}' for tag, path in shares]
+    append += [f'lab.share={cmdline_value(tag)}:{cmdline_value(path)}' for tag, path in shares]
     if shell:
         append.append('lab.shell=1')
     if extra_append:
@@ -81,17 +93,17 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
            '-kernel', kernel, '-initrd', os.path.join(LAB_DIR, 'initramfs.cpio.gz'),
            '-append', ' '.join(append),
            # snapshot=on: guest writes go to a temporary overlay, the cached image never changes.
-           '-drive', f'file={os.path.join(LAB_DIR, "root.img")},format=raw,if=virtio,snapshot=on']
+           '-drive', f'file={qemu_value(os.path.join(LAB_DIR, "root.img"))},format=raw,if=virtio,snapshot=on']
     for tag, path in shares:
-        cmd += ['-virtfs', f'local,path={path},mount_tag={tag},security_model=none,readonly=on']
+        cmd += ['-virtfs', f'local,path={qemu_value(path)},mount_tag={qemu_value(tag)},security_model=none,readonly=on']
     if systemd:
         cmd += ['-vga', 'none']
     cmd += ['-device', 'virtio-serial']
     if shell:
-        cmd += ['-chardev', f'socket,path={agent_socket},server=on,wait=off,id=agent']
+        cmd += ['-chardev', f'socket,path={qemu_value(agent_socket)},server=on,wait=off,id=agent']
     else:
         # We listen, qemu connects at start: no polling for a socket file.
-        cmd += ['-chardev', f'socket,path={agent_socket},id=agent']
+        cmd += ['-chardev', f'socket,path={qemu_value(agent_socket)},id=agent']
     cmd += ['-device', 'virtserialport,chardev=agent,name=lab']
     if shell:
         cmd += ['-nographic']

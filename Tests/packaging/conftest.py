@@ -56,7 +56,7 @@ def built():
     out = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'build-debs.sh')], cwd=REPO_ROOT,
                          capture_output=True, text=True, timeout=3600)
     assert out.returncode == 0, out.stderr[-4000:]
-    paths = out.stdout.split()
+    paths = out.stdout.splitlines()   # one path a line: a clone's path may hold blanks
     assert paths, out.stderr
     debs = {d.name: d for d in map(Deb, paths)}
     return os.path.dirname(paths[0]), debs

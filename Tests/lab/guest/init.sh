@@ -1,18 +1,16 @@
 #!/bin/bash
 # PID 1 of the lab guest (no systemd): mounts the API file systems, loads the HID sensor-hub IIO
 # chain, starts the agent on the virtio-serial port named "lab" and, with lab.shell=1 on the kernel
-# command line, a root shell on the console. The repository and /opt/swift are already mounted
-# (read-only, 9p) at their host paths by the initramfs.
+# command line, a root shell on the console. The initramfs has mounted /dev, /dev/shm, /run and
+# /tmp, then the repository and /opt/swift (read-only, 9p) at their host paths: mounting a tmpfs
+# here would hide a repository under /tmp or /run.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root LANG=C.UTF-8
 here="$(dirname "$(readlink -f "$0")")"
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
-mkdir -p /dev/pts /dev/shm
+mkdir -p /dev/pts
 mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs -o mode=0755 tmpfs /run
-mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -o remount,rw / 2>/dev/null
 hostname lab

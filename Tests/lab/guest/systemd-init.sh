@@ -13,11 +13,17 @@
 # appears, journald, logind, dbus.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 here="$(dirname "$(readlink -f "$0")")"
+# One word of ExecStart= (systemd.syntax): in double quotes with \ and " escaped, a newline as \n,
+# % and $ doubled (specifiers, variables); the repository's path may hold any of them.
+exec_word() {
+  q="$(printf '%s.' "$1" | sed -e ':a' -e '$!N' -e '$!ba' -e 's/[\\"]/\\&/g' -e 's/%/%%/g' -e 's/\$/$$/g' -e 's/\n/\\n/g')"
+  printf '"%s"' "${q%.}"
+}
 cat > /etc/systemd/system/lab-agent.service <<UNIT
 [Unit]
 Description=Lab agent: runs the host's commands (Tests/lab/guest/agent.py)
 [Service]
-ExecStart=/usr/bin/python3 $here/agent.py /dev/virtio-ports/lab
+ExecStart=/usr/bin/python3 $(exec_word "$here/agent.py") /dev/virtio-ports/lab
 StandardOutput=journal+console
 Environment=PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 UNIT
