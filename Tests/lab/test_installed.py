@@ -186,8 +186,11 @@ def test_every_sysfs_write_of_the_service_is_allowed(booted, installed, hub, cap
     opening, moving, coming to rest at the hub and waking. None may be refused, and the clock and
     the hub's sensitivities must be among them (the daemon never claims what it did not get)."""
     booted.check(['mkdir', '-p', os.path.dirname(STRACE_DROPIN)])
+    # sd_listen_fds() and sd_watchdog_enabled() answer only the PID systemd started (strace's):
+    # the traced shell names its own, which parallaxd keeps by exec ($$$$: systemd's "$$").
     booted.write(STRACE_DROPIN, '[Service]\nNotifyAccess=all\nSystemCallFilter=\nExecStart=\n'
-                 f'ExecStart=/usr/bin/strace -f -qq -e trace=openat -o {STRACE_LOG} /usr/bin/parallaxd\n')
+                 f'ExecStart=/usr/bin/strace -f -qq -e trace=openat -o {STRACE_LOG} /bin/sh -c '
+                 '"export LISTEN_PID=$$$$ WATCHDOG_PID=$$$$; exec /usr/bin/parallaxd"\n')
     # The clock as a fresh boot has it (the kernel keeps what an earlier open set), so that the
     # open writes it again.
     booted.check(f'systemctl stop {UNIT} && for d in /sys/bus/iio/devices/iio:device*; do '
