@@ -62,6 +62,9 @@ final class Hub {
     /// Smoothed time between published frames (ns): how long a fresh frame takes to come.
     private var publishInterval: Int64 = 10_000_000
     private var lastPublish: Int64 = 0
+    /// Smoothed time between the samples of published frames (ns, sample time), and the last one.
+    private var samplePeriod: Int64 = 0
+    private var lastPublishedT: Int64?
     /// Bounds of the wait for a fresh frame past a client's due time (ns).
     static let freshnessWaitRange: ClosedRange<Int64> = 2_000_000...50_000_000
     /// Oldest sample (ns) a new subscriber's first frame may carry as the current offset. A
@@ -157,6 +160,10 @@ final class Hub {
             publishInterval += (dt - publishInterval) / 8
         }
         lastPublish = now
+        if let previous = lastPublishedT, t > previous {
+            samplePeriod += (min(t - previous, 100_000_000) - samplePeriod) / 8
+        }
+        lastPublishedT = t
         latestIsHeld = false
         seq += 1
         if offsetMoved { offsetVersion += 1 }
@@ -267,9 +274,12 @@ final class Hub {
         if earliest != .max { armTimer(earliest) }
     }
 
-    /// How long past a due point the fallback timer waits for its sample (ns).
+    /// How long past a due point the fallback timer waits for its sample (ns): 1.5 input
+    /// periods, by the clock between publishes or by the samples' own spacing, whichever is
+    /// longer (frames published in a batch come microseconds apart on the clock).
     private var fallbackWait: Int64 {
-        min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
+        let period = max(publishInterval, samplePeriod)
+        return min(max(period * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
     }
 
     /// Sends the latest frame if this client is due and drained; otherwise returns when to try
@@ -302,7 +312,11 @@ final class Hub {
         if !sub.pacing.isDue(sampleAt: latest.t) {
             let point = sub.pacing.nextDue ?? now
             let deadline = point > Int64.max - fallbackWait ? Int64.max : point + fallbackWait
-            guard fallback, now >= deadline else { return deadline }
+            // Only when input has stopped: a late loop (the machine is busy) pumps the sample
+            // for the point in `refreshFrames` first, and an older frame must not serve it.
+            guard fallback, now >= deadline, now - lastPublish >= fallbackWait else {
+                return max(deadline, lastPublish + fallbackWait)
+            }
         }
         send(latest, to: client, now: now)
         return nil
