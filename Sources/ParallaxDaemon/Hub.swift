@@ -274,12 +274,17 @@ final class Hub {
         if earliest != .max { armTimer(earliest) }
     }
 
-    /// How long past a due point the fallback timer waits for its sample (ns): 1.5 input
-    /// periods, by the clock between publishes or by the samples' own spacing, whichever is
-    /// longer (frames published in a batch come microseconds apart on the clock).
+    /// How long past a due point the fallback timer waits before it looks again (ns): 1.5 input
+    /// periods by the clock between publishes. Its refresh pumps the samples queued by then.
     private var fallbackWait: Int64 {
-        let period = max(publishInterval, samplePeriod)
-        return min(max(period * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
+        min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
+    }
+
+    /// How long input must have been silent before an older frame serves a due point (ns): 1.5
+    /// sample periods by the samples' own spacing (frames published in a batch come microseconds
+    /// apart on the clock, so `publishInterval` says little about a stalled source).
+    private var stallWait: Int64 {
+        min(max(samplePeriod * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
     }
 
     /// Sends the latest frame if this client is due and drained; otherwise returns when to try
@@ -314,8 +319,8 @@ final class Hub {
             let deadline = point > Int64.max - fallbackWait ? Int64.max : point + fallbackWait
             // Only when input has stopped: a late loop (the machine is busy) pumps the sample
             // for the point in `refreshFrames` first, and an older frame must not serve it.
-            guard fallback, now >= deadline, now - lastPublish >= fallbackWait else {
-                return max(deadline, lastPublish + fallbackWait)
+            guard fallback, now >= deadline, now - lastPublish >= stallWait else {
+                return fallback && now >= deadline ? lastPublish + stallWait : deadline
             }
         }
         send(latest, to: client, now: now)
