@@ -178,27 +178,22 @@ final class ClientConnection {
 /// A client's subscription: what it asked for and what it has been sent.
 struct Subscription {
     /// Hz, after the client's cap.
-    var rate: Int
+    let rate: Int
     var rotation: DisplayRotation
     /// The subscribe's `heading`: nil when not named (protocol v1), else what was asked.
     var heading: Bool? = nil
-    /// Earliest monotonic time (ns) the next frame may go out, from the subscribed rate.
-    var nextDue: Int64 = 0
+    /// When its frames fall due, in sample time (FramePacing.swift).
+    var pacing: FramePacing
 
-    var interval: Int64 { 1_000_000_000 / Int64(max(1, rate)) }
+    init(rate: Int, rotation: DisplayRotation, heading: Bool? = nil) {
+        self.rate = rate
+        self.rotation = rotation
+        self.heading = heading
+        pacing = FramePacing(rate: rate)
+    }
+
+    var interval: Int64 { pacing.interval }
 
     /// The client asked for yaw and vyaw on its frames (and for the frames only the yaw brings).
     var wantsHeading: Bool { heading == true }
-
-    /// When the frame after one sent at `sent` (monotonic ns) falls due.
-    ///
-    /// Due times lie on a grid shared by every subscriber of the same rate (multiples of the
-    /// interval on the monotonic clock), so they fall due together and one wake-up of the loop
-    /// serves them all; the long-run rate is the subscribed one, never closer than half an
-    /// interval (no bursts after a pause).
-    func dueAfter(sendingAt sent: Int64) -> Int64 {
-        var next = (sent / interval + 1) * interval
-        if next - sent < interval / 2 { next += interval }
-        return next
-    }
 }

@@ -62,6 +62,9 @@ final class Hub {
     /// Smoothed time between published frames (ns): how long a fresh frame takes to come.
     private var publishInterval: Int64 = 10_000_000
     private var lastPublish: Int64 = 0
+    /// Smoothed time between the samples of published frames (ns, sample time), and the last one.
+    private var samplePeriod: Int64 = 0
+    private var lastPublishedT: Int64?
     /// Bounds of the wait for a fresh frame past a client's due time (ns).
     static let freshnessWaitRange: ClosedRange<Int64> = 2_000_000...50_000_000
     /// Oldest sample (ns) a new subscriber's first frame may carry as the current offset. A
@@ -90,29 +93,37 @@ final class Hub {
     /// deliver one now, not at a rest's pace (`Supervisor.wantCurrentSample`).
     var awaitsCurrentSample: Bool { !awaitingCurrent.isEmpty }
 
-    /// When the loop next needs a fresh sample (monotonic ns); nil without subscribers.
+    /// When the loop next needs a fresh sample (a sample time: the first sample taken at or after
+    /// it); nil without subscribers.
     ///
-    /// A subscriber not yet due needs one at its due time. One already due is waiting for a frame
-    /// that has not come (the offset is not moving): it needs one at the next point of its rate's
-    /// grid, not at every sample. Why: a device at rest with a compositor subscribed is the
-    /// common case, and taking samples one by one there cost 400 wake-ups a second (the capture
-    /// thread and the loop each per sample) to send nothing. The price: the first frame of a new
-    /// motion goes out at the next grid point, at most one subscription interval after its sample.
-    /// A new subscriber waiting for a current sample needs the next one, whatever its rate.
+    /// Each subscriber needs the sample for its next due point (`FramePacing.need`): one not yet
+    /// due needs the first sample at or after its point, even when the point has passed on the
+    /// clock (a buffered sample arrives after it was taken: waiting for the next point instead
+    /// would skip one). One that owes a point needs the next sample. One waiting on a frame that
+    /// has not come (the offset is not moving) gives its point up when the sample comes
+    /// (`FramePacing.passed`) and then needs the next point, not every sample. Why: a device at
+    /// rest with a compositor subscribed is the common case, and taking samples one by one there
+    /// cost 400 wake-ups a second (the capture thread and the loop each per sample) to send
+    /// nothing. The price: the first frame of a new motion goes out at the next grid point, at
+    /// most one subscription interval after its sample. A new subscriber waiting for a current
+    /// sample needs the next one, whatever its rate.
     func nextSampleNeed(now: Int64) -> Int64? {
-        subscribers.values.lazy.compactMap { client -> Int64? in
+        let newest = latest?.t
+        return subscribers.values.lazy.compactMap { client -> Int64? in
             guard let sub = client.subscription else { return nil }
             if let since = self.awaitingCurrent[client.id] { return since }
-            return sub.nextDue > now ? sub.nextDue : (now / sub.interval + 1) * sub.interval
+            return sub.pacing.need(latest: newest, now: now, drained: client.isDrained)
         }.min()
     }
 
-    /// The earliest due time once every subscriber due by `time` has been served at `time`:
-    /// the capture thread's forecast of the need after the next one (`SampleNeed.following`).
+    /// The earliest need once every subscriber due by a sample taken at `time` has been served
+    /// with it: the capture thread's forecast of the need after the next one
+    /// (`SampleNeed.following`).
     func earliestDue(afterServingAt time: Int64) -> Int64? {
         subscribers.values.lazy.compactMap { client -> Int64? in
-            guard let sub = client.subscription else { return nil }
-            return sub.nextDue <= time ? sub.dueAfter(sendingAt: time) : sub.nextDue
+            guard var pacing = client.subscription?.pacing else { return nil }
+            if pacing.isDue(sampleAt: time) { pacing.sent(sampleAt: time) }
+            return pacing.need(latest: time, now: time)
         }.min()
     }
 
@@ -149,6 +160,10 @@ final class Hub {
             publishInterval += (dt - publishInterval) / 8
         }
         lastPublish = now
+        if let previous = lastPublishedT, t > previous {
+            samplePeriod += (min(t - previous, 100_000_000) - samplePeriod) / 8
+        }
+        lastPublishedT = t
         latestIsHeld = false
         seq += 1
         if offsetMoved { offsetVersion += 1 }
@@ -248,24 +263,50 @@ final class Hub {
         if let due = deliver(to: client, now: plx_monotonic_ns()) { armTimer(due) }
     }
 
-    private func deliverAll() {
+    /// `fallback`: the timer fired, no sample came for a due point: a subscriber whose point
+    /// has passed by the wait (`fallbackWait`) takes the frame there is.
+    private func deliverAll(fallback: Bool = false) {
         let now = plx_monotonic_ns()
         var earliest = Int64.max
         for client in subscribers.values {
-            if let due = deliver(to: client, now: now) { earliest = min(earliest, due) }
+            if let due = deliver(to: client, now: now, fallback: fallback) { earliest = min(earliest, due) }
         }
         if earliest != .max { armTimer(earliest) }
+    }
+
+    /// How long past a due point the fallback timer waits before it looks again (ns): 1.5 input
+    /// periods by the clock between publishes. Its refresh pumps the samples queued by then.
+    private var fallbackWait: Int64 {
+        min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
+    }
+
+    /// How long input must have been silent before an older frame serves a due point (ns): 1.5
+    /// sample periods by the samples' own spacing (frames published in a batch come microseconds
+    /// apart on the clock, so `publishInterval` says little about a stalled source).
+    private var stallWait: Int64 {
+        min(max(samplePeriod * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
     }
 
     /// Sends the latest frame if this client is due and drained; otherwise returns when to try
     /// again if no fresher frame comes first.
     ///
-    /// Why the slack: while the device moves, input (100–200 Hz) is faster than a subscription
-    /// (30–60 Hz), and the best frame to send is the first *fresh* one after the due time, not the
-    /// one already waiting (up to a sample period old). The timer is only the fallback for when
-    /// input stops (the device came to rest), so the final position still arrives.
-    private func deliver(to client: ClientConnection, now: Int64) -> Int64? {
-        guard let latest, let sub = client.subscription, isNew(latest, for: client, sub) else { return nil }
+    /// Due is decided in sample time (`FramePacing`): the latest frame's newest sample reached the
+    /// subscriber's next grid point. While the device moves, input (100–200 Hz) is faster than
+    /// a subscription (30–60 Hz), and the frame to send is the first one of a sample at or after
+    /// the point, which the loop takes when it comes (`nextSampleNeed`). The timer is only the
+    /// fallback for when input stops (the device came to rest), so the final position still
+    /// arrives: past the point by `fallbackWait` on the clock, the frame there is goes out.
+    private func deliver(to client: ClientConnection, now: Int64, fallback: Bool = false) -> Int64? {
+        guard let latest, var sub = client.subscription else { return nil }
+        guard isNew(latest, for: client, sub) else {
+            // Nothing to send from this sample (the minimum change held it back): a point it
+            // reached is given up, so the next frame keeps to the grid.
+            if sub.pacing.isDue(sampleAt: latest.t) {
+                sub.pacing.passed(sampleAt: latest.t)
+                client.subscription = sub
+            }
+            return nil
+        }
         guard client.isDrained else { return nil }     // retried from clientDrained
         if let since = awaitingCurrent[client.id] {
             // A new subscriber: its first frame goes at once, but only from a current sample
@@ -273,9 +314,14 @@ final class Hub {
             if isCurrent(latest, since: since, now: now) { send(latest, to: client, now: now) }
             return nil
         }
-        if now < sub.nextDue {
-            let wait = min(max(publishInterval * 3 / 2, Self.freshnessWaitRange.lowerBound), Self.freshnessWaitRange.upperBound)
-            return sub.nextDue + wait
+        if !sub.pacing.isDue(sampleAt: latest.t) {
+            let point = sub.pacing.nextDue ?? now
+            let deadline = point > Int64.max - fallbackWait ? Int64.max : point + fallbackWait
+            // Only when input has stopped: a late loop (the machine is busy) pumps the sample
+            // for the point in `refreshFrames` first, and an older frame must not serve it.
+            guard fallback, now >= deadline, now - lastPublish >= stallWait else {
+                return fallback && now >= deadline ? lastPublish + stallWait : deadline
+            }
         }
         send(latest, to: client, now: now)
         return nil
@@ -299,7 +345,7 @@ final class Hub {
         client.lastSentSeq = frame.seq
         client.lastSentOffsetVersion = frame.offsetVersion
         awaitingCurrent[client.id] = nil
-        sub.nextDue = sub.dueAfter(sendingAt: now)
+        sub.pacing.sent(sampleAt: frame.t)
         client.subscription = sub
         output.transmit(line, to: client)
     }
@@ -311,7 +357,7 @@ final class Hub {
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
             self.output.refreshFrames()
-            self.deliverAll()
+            self.deliverAll(fallback: true)
         }
     }
 }

@@ -30,10 +30,10 @@ import Testing
         let output = Output()
         let hub = Hub(loop: loop, output: output)
         hub.headingAvailable = true
-        hub.add(Self.subscriber(1))
-        hub.add(Self.subscriber(2, heading: true))
-        hub.add(Self.subscriber(3, rotation: .clockwise270, heading: true))
-        hub.add(Self.subscriber(4, heading: false))
+        hub.add(Self.subscriber(1), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(2, heading: true), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(3, rotation: .clockwise270, heading: true), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(4, heading: false), now: HubTests.anyFrameIsCurrent)
         #expect(hub.headingWanted)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: 0), heading: Heading(yaw: 0.75, rate: -0.5))
         let expected = OffsetHeading(yaw: 0.75, vyaw: -0.5)
@@ -49,12 +49,12 @@ import Testing
         let output = Output()
         let hub = Hub(loop: loop, output: output)
         let client = Self.subscriber(1, heading: true)
-        hub.add(client)
+        hub.add(client, now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: 0), heading: Heading(yaw: 0.75, rate: 0))
         #expect(Self.headings(output, for: 1) == [nil])
         // The gyroscope appears: the next frame carries yaw (the cached line is not reused).
         hub.headingAvailable = true
-        client.subscription?.nextDue = 0
+        client.subscription?.pacing = FramePacing(rate: 60)
         hub.republishLatest()
         #expect(Self.headings(output, for: 1) == [nil, OffsetHeading(yaw: 0.75, vyaw: 0)])
     }
@@ -66,25 +66,25 @@ import Testing
         hub.headingAvailable = true
         let plain = Self.subscriber(1)
         let heading = Self.subscriber(2, heading: true)
-        hub.add(plain)
-        hub.add(heading)
+        hub.add(plain, now: HubTests.anyFrameIsCurrent)
+        hub.add(heading, now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 1, offset: ViewerOffset(x: 0.1, y: 0))
-        for client in [plain, heading] { client.subscription?.nextDue = 0 }
+        for client in [plain, heading] { client.subscription?.pacing = FramePacing(rate: 60) }
         hub.publish(t: 2, offset: ViewerOffset(x: 0.1, y: 0), heading: Heading(yaw: 0.2, rate: 1), offsetMoved: false)
         #expect(output.offsets(for: 1).map(\.seq) == [1])
         #expect(output.offsets(for: 2).map(\.seq) == [1, 2])
         // The offset moves again: both get the newest frame, the plain one with a gap in seq.
-        for client in [plain, heading] { client.subscription?.nextDue = 0 }
+        for client in [plain, heading] { client.subscription?.pacing = FramePacing(rate: 60) }
         hub.publish(t: 3, offset: ViewerOffset(x: 0.3, y: 0), heading: Heading(yaw: 0.3, rate: 1))
         #expect(output.offsets(for: 1).map(\.seq) == [1, 3])
         #expect(output.offsets(for: 2).map(\.seq) == [1, 2, 3])
         // A yaw-only frame that overtakes an offset move before the plain subscriber is due still
         // brings it that move (latest value: the newest offset).
         let later = plx_monotonic_ns() + 10_000_000_000
-        for client in [plain, heading] { client.subscription?.nextDue = later }
+        for client in [plain, heading] { client.subscription?.pacing.sent(sampleAt: later) }
         hub.publish(t: 4, offset: ViewerOffset(x: 0.6, y: 0), heading: Heading(yaw: 0.3, rate: 0))
         hub.publish(t: 5, offset: ViewerOffset(x: 0.6, y: 0), heading: Heading(yaw: 0.5, rate: 0), offsetMoved: false)
-        for client in [plain, heading] { client.subscription?.nextDue = 0 }
+        for client in [plain, heading] { client.subscription?.pacing = FramePacing(rate: 60) }
         hub.deliver()
         #expect(output.offsets(for: 1).map(\.seq) == [1, 3, 5] && output.offsets(for: 1).last?.x == 0.6)
     }
@@ -94,7 +94,7 @@ import Testing
         let output = Output()
         let hub = Hub(loop: loop, output: output)
         hub.headingAvailable = true
-        hub.add(Self.subscriber(1, heading: true))
+        hub.add(Self.subscriber(1, heading: true), now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 1, offset: ViewerOffset(x: 0.4, y: 0), heading: Heading(yaw: -1, rate: 2))
         hub.publishFinal(t: 2, offset: .zero)
         #expect(Self.headings(output, for: 1) == [OffsetHeading(yaw: -1, vyaw: 2), .zero])
@@ -104,8 +104,8 @@ import Testing
         let loop = try EventLoop()
         let output = Output()
         let hub = Hub(loop: loop, output: output)
-        hub.add(Self.subscriber(1))
-        hub.add(Self.subscriber(2, heading: true))
+        hub.add(Self.subscriber(1), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(2, heading: true), now: HubTests.anyFrameIsCurrent)
         let plain = ServerMessage.state(sensor: .ok, reduceMotion: false, calibrated: false)
         let withHeading = ServerMessage.state(sensor: .ok, reduceMotion: false, calibrated: false, heading: false)
         hub.broadcast(plain.encode(), headingLine: withHeading.encode())

@@ -33,9 +33,16 @@ import Testing
         }
     }
 
+    /// The subscribe time to give `Hub.add` so that the made-up sample times of these tests
+    /// (t = 1, 5, …) count as current for a new subscriber's first frame (`Hub.isCurrent`: a
+    /// sample taken after the subscribe); the first-frame rules have their own tests
+    /// (Tests/integration/test_first_frame.py).
+    static let anyFrameIsCurrent = Int64.min
+
     static func subscriber(_ id: Int, rate: Int = 60, rotation: DisplayRotation = .none, due: Int64 = 0) -> ClientConnection {
         let client = ClientConnection(id: id, fd: FileDescriptor(rawValue: -1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
-        client.subscription = Subscription(rate: rate, rotation: rotation, nextDue: due)
+        client.subscription = Subscription(rate: rate, rotation: rotation)
+        if due > 0 { client.subscription?.pacing.sent(sampleAt: due - 1) }
         return client
     }
 
@@ -43,8 +50,8 @@ import Testing
         let loop = try EventLoop()
         let output = RecordingOutput()
         let hub = Hub(loop: loop, output: output)
-        hub.add(Self.subscriber(1))
-        hub.add(Self.subscriber(2, rotation: .clockwise90))
+        hub.add(Self.subscriber(1), now: Self.anyFrameIsCurrent)
+        hub.add(Self.subscriber(2, rotation: .clockwise90), now: Self.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: -0.25))
         let plain = output.offsets(for: 1)
         let turned = output.offsets(for: 2)
@@ -60,7 +67,7 @@ import Testing
         let output = RecordingOutput()
         let hub = Hub(loop: loop, output: output)
         let client = Self.subscriber(1)
-        hub.add(client)
+        hub.add(client, now: Self.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.1, y: 0.1))
         hub.sendLatest(to: client)
         #expect(output.offsets(for: 1).count == 1)
@@ -79,9 +86,14 @@ import Testing
         let output = RecordingOutput()
         let hub = Hub(loop: loop, output: output)
         let due = plx_monotonic_ns() + 10_000_000
-        hub.add(Self.subscriber(1, due: due))
+        let client = Self.subscriber(1)
+        hub.add(client, now: Self.anyFrameIsCurrent)
+        hub.publish(t: 4, offset: ViewerOffset(x: 0.05, y: 0))   // its first frame, at once
+        // Its next point is 10 ms or more away in sample time; the next sample never comes.
+        client.subscription?.pacing = FramePacing(rate: 60)
+        client.subscription?.pacing.sent(sampleAt: due)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.1, y: 0))
-        #expect(output.offsets(for: 1).isEmpty)
+        #expect(output.offsets(for: 1).map(\.x) == [0.05])
         // The refresh before delivery brings in a newer sample, which is what goes out.
         output.onRefresh = {
             hub.freshen(t: 6, offset: ViewerOffset(x: 0.3, y: 0), velocity: .zero)
@@ -90,19 +102,29 @@ import Testing
         loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
         loop.run()
         #expect(output.refreshes == 1)
-        #expect(output.offsets(for: 1).map(\.x) == [0.3])
+        #expect(output.offsets(for: 1).map(\.x) == [0.05, 0.3])
         #expect(plx_monotonic_ns() >= due)
     }
 
     @Test func theNextSampleNeedIsTheEarliestDueOrTheNextGridPoint() throws {
         let loop = try EventLoop()
-        let hub = Hub(loop: loop, output: RecordingOutput())
+        let output = RecordingOutput()   // the hub holds it unowned
+        let hub = Hub(loop: loop, output: output)
         #expect(hub.nextSampleNeed(now: 1_000) == nil)
-        hub.add(Self.subscriber(1, rate: 50, due: 2_000_000_000))
-        hub.add(Self.subscriber(2, rate: 50, due: 1_500_000_000))
+        let first = Self.subscriber(1, rate: 50), second = Self.subscriber(2, rate: 50)
+        hub.add(first, now: Self.anyFrameIsCurrent)
+        hub.add(second, now: Self.anyFrameIsCurrent)
+        // A new subscriber needs the next sample, whatever its rate.
+        #expect(hub.nextSampleNeed(now: 1_000) == .min)
+        hub.publish(t: 1, offset: ViewerOffset(x: 0.1, y: 0))   // their first frames
+        for (client, due) in [(first, Int64(2_000_000_000)), (second, 1_500_000_000)] {
+            client.subscription?.pacing = FramePacing(rate: 50)
+            client.subscription?.pacing.sent(sampleAt: due - 1)
+        }
         #expect(hub.nextSampleNeed(now: 1_000_000_000) == 1_500_000_000)
-        // Both overdue (waiting for a frame that has not come): the next point of the 20 ms grid.
-        #expect(hub.nextSampleNeed(now: 2_005_000_000) == 2_020_000_000)
+        // Both points passed on the clock but no sample reached them yet (a buffered sample
+        // arrives after it was taken): still the first sample at or after the earliest point.
+        #expect(hub.nextSampleNeed(now: 2_005_000_000) == 1_500_000_000)
     }
 
     /// Reduce motion's last frame goes to every subscriber before the state line that follows it:
@@ -118,12 +140,12 @@ import Testing
         defer { close(clientSide) }
         let backedUp = ClientConnection(id: 3, fd: FileDescriptor(rawValue: daemonSide), peer: ClientConnectionTests.peer)
         defer { backedUp.close() }
-        backedUp.subscription = Subscription(rate: 60, rotation: .none, nextDue: 0)
+        backedUp.subscription = Subscription(rate: 60, rotation: .none)
         // The peer reads nothing: fill its socket until output waits in the connection.
         let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 16384)
         while case .done = backedUp.send(filler) {}
         #expect(!backedUp.isDrained)
-        for client in [due, notDue, backedUp] { hub.add(client) }
+        for client in [due, notDue, backedUp] { hub.add(client, now: Self.anyFrameIsCurrent) }
         hub.publish(t: 1, offset: ViewerOffset(x: 0.4, y: 0.2))
         hub.publishFinal(t: 2, offset: .zero)
         hub.broadcast(ServerMessage.state(sensor: .none, reduceMotion: true, calibrated: false).encode())
