@@ -34,42 +34,15 @@ import subprocess
 import sys
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(REPO, 'Tests', 'lab'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labbench import (REPO, TURN, floor, latencies_ms, onset_trials, onsets_ms, percentile,  # noqa: E402
+                      spread, window)
 from labvm import Lab, missing_artifacts  # noqa: E402
 from labkit import Daemon, GuestHub, offsets  # noqa: E402
 
 MODES = {'buffered': 'auto', 'polled': 'polled'}
 # Recenter off (the reference stays the opening pose); Linger keeps the sensors open between phases.
 SETTINGS = ['Motion.Recenter=no', 'Sensor.Linger=60']
-TURN = 30.0  # deg/s, the moving windows
-ONSET_TURN = 60.0  # deg/s: a deliberate tilt (the offset must move MinimumChange, 0.015 ≈ 1.35°, for a frame: 22 ms at this rate)
-
-
-def thread_costs(lab, pid):
-    """(context switches, run ns) summed over every thread of pid in the guest."""
-    out = lab.check(f'cat /proc/{pid}/task/*/status | grep ctxt_switches; echo --; cat /proc/{pid}/task/*/schedstat')
-    switches, _, sched = out.partition('--')
-    return (sum(int(l.split()[1]) for l in switches.splitlines() if l.strip()),
-            sum(int(l.split()[0]) for l in sched.splitlines() if l.strip()))
-
-
-def window(lab, hub, pid, seconds, during=None):
-    """Counters of the hub and costs of pid over a window of `seconds` (host clock); `during`
-    (a callable) runs at its middle."""
-    before, (sw0, ns0) = hub.status(), thread_costs(lab, pid)
-    t0 = time.monotonic()
-    if during:
-        time.sleep(seconds / 2)
-        during()
-        time.sleep(max(0.0, seconds - (time.monotonic() - t0)))
-    else:
-        time.sleep(seconds)
-    after, (sw1, ns1) = hub.status(), thread_costs(lab, pid)
-    dt = time.monotonic() - t0
-    rate = lambda key: sum(after['sensors'][s][key] - before['sensors'][s][key] for s in after['sensors']) / dt
-    return {'get_reports': rate('get_input') + rate('get_feature'), 'get_input': rate('get_input'),
-            'input_reports': rate('input_sent'), 'wakeups': (sw1 - sw0) / dt, 'cpu': 100.0 * (ns1 - ns0) / 1e9 / dt}
 
 
 def rests(d):
@@ -85,11 +58,6 @@ def await_rest(d, count, timeout=30):
         if time.monotonic() > deadline:
             raise RuntimeError('the daemon did not come to rest:\n' + d.log_tail())
         time.sleep(0.25)
-
-
-def percentile(values, q):
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))] if s else float('nan')
 
 
 def one_round(lab, hub, binary, mode, round_no, seconds, onsets):
@@ -116,53 +84,15 @@ def one_round(lab, hub, binary, mode, round_no, seconds, onsets):
         time.sleep(2.5)
         resting = window(lab, hub, d.pid, seconds)
         # Onsets: from rest, a turn; back to the start and to rest again.
-        starts = []
-        for _ in range(onsets):
-            count = rests(d)
-            seq = hub.ctl('sent', since=10**12)['seq']
-            t_cmd = hub.ctl('rate', x=ONSET_TURN)['t_ns']
-            time.sleep(0.25)
-            hub.ctl('rate', x=-ONSET_TURN)
-            time.sleep(0.25)
-            hub.ctl('rate', x=0)
-            reports = [r for r in hub.ctl('sent', since=seq)['reports'] if r['t_ns'] >= t_cmd]
-            starts.append(min(r['t_ns'] for r in reports) if reports else None)
-            await_rest(d, count)
+        starts = onset_trials(hub, onsets, lambda: (lambda count=rests(d): await_rest(d, count)))
         result = sub.result()
     finally:
         d.stop()
     frames = offsets(result)
-    latencies = [(f['recv_ns'] - f['t']) / 1e6 for f in frames if start <= f['recv_ns'] <= end]
-    onset_ms = []
-    for t_first in starts:
-        later = [f['recv_ns'] for f in frames if t_first is not None and f['recv_ns'] >= t_first]
-        onset_ms.append((min(later) - t_first) / 1e6 if later else float('nan'))
+    latencies = latencies_ms(frames, start, end)
+    onset_ms = onsets_ms(frames, starts)
     return {'moving': moving, 'rest': resting, 'latency_p50': percentile(latencies, 0.5),
             'latency_p99': percentile(latencies, 0.99), 'frames_moving': len(latencies), 'onsets': onset_ms}
-
-
-def floor(lab, seconds):
-    exe = os.path.join(REPO, '.build', 'bench', 'timer-floor')
-    os.makedirs(os.path.dirname(exe), exist_ok=True)
-    subprocess.run(['cc', '-O2', '-o', exe, os.path.join(REPO, 'scripts', 'bench', 'timer-floor.c')], check=True)
-    pid = lab.run_background(exe, '/tmp/timer-floor.log')
-    try:
-        sw0, ns0 = thread_costs(lab, pid)
-        t0 = time.monotonic()
-        time.sleep(seconds)
-        sw1, ns1 = thread_costs(lab, pid)
-        dt = time.monotonic() - t0
-    finally:
-        lab.run(f'kill {pid}')
-    return {'wakeups': (sw1 - sw0) / dt, 'cpu': 100.0 * (ns1 - ns0) / 1e9 / dt}
-
-
-def spread(values):
-    values = [v for v in values if v == v]
-    if not values:
-        return 'n/a'
-    med = statistics.median(values)
-    return f'{med:.3g} ({min(values):.3g}–{max(values):.3g})' if len(values) > 1 else f'{med:.3g}'
 
 
 def main():
