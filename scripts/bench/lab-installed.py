@@ -36,7 +36,8 @@ sensors open (measurement code shared with lab-capture.py: scripts/bench/labbenc
   polled accelerometer (B), each poll is three GET_REPORTs (x, y, z) of the daemon, its sample
   time the read. The rate set is the one `status` reports per sensor (the polled rate its
   capture says). Beside them, the daemon's own count of samples reaching the engine in the last
-  second (`status` rates.input) at the end of the moving window.
+  second (`status` rates.input) at the end of the moving window, against the samples the hub
+  gave in that second (the guest clock read before and after the status request).
 TCG emulates the CPU on shared cores: absolute times are those of an emulated machine.
 """
 import argparse
@@ -150,28 +151,45 @@ def capture_of(report, kind):
     return next((s for s in report['sensors'] if s['kind'] == kind), {})
 
 
-def sample_checks(report, sent, start_ns, end_ns, frames):
-    """CTS-style checks per sensor on the hub's reports between start_ns + warm-up and end_ns."""
+def sample_times(report, sent, kind):
+    """(times, rate set, what) of one sensor's samples among the hub's reports: a buffered
+    sensor's are its input reports' hub timestamps (the samples' IIO timestamps); a polled one's
+    the start of each poll (the daemon's GET_REPORTs)."""
+    sensor = capture_of(report, kind)
+    polled = re.match(r'polled at ([0-9.]+) Hz', sensor.get('capture', ''))
+    if polled:
+        rate = float(polled.group(1))
+        gets = sorted(r['t_ns'] for r in sent if r['sensor'] == kind and r['kind'] == 'get')
+        return polls(gets, 0.4e9 / rate), rate, 'polls (daemon GET_REPORTs, read times)'
+    ts = [r['ts_us'] * 1000 for r in sent if r['sensor'] == kind and r['kind'] == 'input' and r.get('ts_us') is not None]
+    return ts, sensor.get('rate'), 'buffered scans (hub timestamps)'
+
+
+def sample_checks(report, sent, start_ns, end_ns, frames, status_ns):
+    """CTS-style checks per sensor on the samples between start_ns + warm-up and end_ns; the
+    samples the hub gave in the second before the status request and before its reply
+    (status_ns: the guest's clock before and after; rates.input counts the second before the
+    reply), to compare with the daemon's count."""
     lo = start_ns + WARMUP_NS
-    out = {}
-    for kind, name in (('accel', 'accel'), ('gyro', 'gyro')):
-        sensor = capture_of(report, kind)
-        capture = sensor.get('capture', '')
-        polled = re.match(r'polled at ([0-9.]+) Hz', capture)
-        if polled:
-            rate = float(polled.group(1))
-            gets = sorted(r['t_ns'] for r in sent if r['sensor'] == name and r['kind'] == 'get' and lo <= r['t_ns'] <= end_ns)
-            out[kind] = dict(cts(polls(gets, 0.4e9 / rate), rate), what='polls (daemon GET_REPORTs, read times)')
-        else:
-            ts = [r['ts_us'] * 1000 for r in sent if r['sensor'] == name and r['kind'] == 'input'
-                  and r.get('ts_us') is not None and lo <= r['t_ns'] <= end_ns]
-            out[kind] = dict(cts(ts, sensor.get('rate')), what='buffered scans (hub timestamps)')
+    out, last_second = {}, [0, 0]
+    for kind in ('accel', 'gyro'):
+        times, rate, what = sample_times(report, sent, kind)
+        out[kind] = dict(cts([t for t in times if lo <= t <= end_ns], rate), what=what)
+        for i, u in enumerate(status_ns):
+            last_second[i] += sum(1 for t in times if u - 1e9 <= t <= u)
+    out['hub_last_second'] = last_second
+    out['newest_report_before_status_reply_ms'] = (status_ns[1] - max(r['t_ns'] for r in sent)) / 1e6 if sent else None
     stamps = {r['ts_us'] * 1000 for r in sent if r.get('ts_us') is not None}
-    moving = [f for f in frames if lo <= f['recv_ns'] <= end_ns]
-    ts = [f['t'] for f in moving]
+    ts = [f['t'] for f in frames if lo <= f['recv_ns'] <= end_ns]
     out['frames'] = {'n': len(ts), 'not_increasing': sum(1 for a, b in zip(ts, ts[1:]) if b <= a),
                      't_is_a_hub_timestamp': sum(1 for t in ts if t in stamps)}
     return out
+
+
+def guest_now_ns(lab):
+    """The guest's clock from /proc/uptime (CLOCK_BOOTTIME: CLOCK_MONOTONIC in a guest that never
+    suspends; 10 ms resolution)."""
+    return int(float(lab.read('/proc/uptime').split()[0]) * 1e9)
 
 
 def one_round(lab, svc, hub, seconds, onsets):
@@ -179,11 +197,15 @@ def one_round(lab, svc, hub, seconds, onsets):
     hold = 120 + 2 * seconds + onsets * 30
     sub = svc.subscribe_async(hold)
     try:
+        # Each round starts from the sensors open and at rest.
+        svc.await_resting()
         # Moving: out at +30°/s and back at −30°/s.
         seq = hub.ctl('sent', since=10**12)['seq']
         start = hub.ctl('rate', x=TURN)['t_ns']
         moving = window(lab, hub, pid, seconds, during=lambda: hub.ctl('rate', x=-TURN))
+        u0 = guest_now_ns(lab)
         report = svc.status()           # still turning: rates.input is the last second's
+        status_ns = (u0, guest_now_ns(lab))
         end = hub.ctl('rate', x=0)['t_ns']
         sent = hub.ctl('sent', since=seq)['reports']
         # At rest.
@@ -203,7 +225,7 @@ def one_round(lab, svc, hub, seconds, onsets):
             'rates_set': {s['kind']: s['rate'] for s in report['sensors']},
             'captures': {s['kind']: s.get('capture', '') for s in report['sensors']},
             'hub_interval_ms': {n: s['interval_ms'] for n, s in hub.status()['sensors'].items()},
-            'checks': sample_checks(report, sent, start, end, frames)}
+            'checks': sample_checks(report, sent, start, end, frames, status_ns)}
 
 
 def accel_capture(svc):
@@ -288,9 +310,11 @@ def checks_table(results, configs):
         lines.append(f"| {c} frames at the client (`t`) | {spread([x['n'] for x in fr])} | | | "
                      f"{sum(x['not_increasing'] for x in fr)} | | | "
                      f"`t` a hub timestamp: {sum(x['t_is_a_hub_timestamp'] for x in fr)}/{sum(x['n'] for x in fr)} |")
-        lines.append(f"| {c} daemon's rates.input at the end of moving, samples/s | "
+        lines.append(f"| {c} daemon's rates.input at the end of moving (both sensors, samples in the last second) | "
                      f"{spread([r['input_rate'] for r in results[c]])} | "
-                     f"{spread([sum(r['checks'][k].get('rate_set', 0) for k in ('accel', 'gyro')) for r in results[c]])} (both, set) | | | | | |")
+                     f"{spread([sum(r['checks'][k].get('rate_set', 0) for k in ('accel', 'gyro')) for r in results[c]])} (both, set) | "
+                     f"{spread([r['input_rate'] / sum(r['checks'][k].get('rate_set', 0) for k in ('accel', 'gyro')) for r in results[c]], '.3f')} | | | | "
+                     f"hub gave {'; '.join('–'.join(str(n) for n in r['checks']['hub_last_second']) for r in results[c])} in that second |")
     return '\n'.join(lines)
 
 
@@ -342,6 +366,7 @@ def main():
                 print(f'{c} round {n} ({time.monotonic() - t0:.0f} s): {json.dumps(res)}', file=sys.stderr)
                 results[c].append(res)
         info['load_after'] = os.getloadavg()
+        info['journal_warnings'] = lab.run(['journalctl', '-u', UNIT, '-p', 'warning', '--no-pager', '-o', 'cat']).stdout[-3000:]
     finally:
         if hub:
             hub.stop()
@@ -357,6 +382,8 @@ def main():
     print(checks_table(results, configs))
     print('\ncaptures: ' + '; '.join(f"{c}: {results[c][0]['captures']}" for c in configs)
           + '; hub report intervals (ms): ' + '; '.join(f"{c}: {results[c][0]['hub_interval_ms']}" for c in configs))
+    print('service: ' + ' '.join(info['service_status'].split()) + '; its warnings in the journal: '
+          + (info['journal_warnings'].strip() or 'none'))
 
 
 if __name__ == '__main__':
