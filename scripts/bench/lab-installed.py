@@ -178,10 +178,10 @@ def sample_checks(report, sent, start_ns, end_ns, frames, status_ns):
         for i, u in enumerate(status_ns):
             last_second[i] += sum(1 for t in times if u - 1e9 <= t <= u)
     out['hub_last_second'] = last_second
-    out['newest_report_before_status_reply_ms'] = (status_ns[1] - max(r['t_ns'] for r in sent)) / 1e6 if sent else None
     stamps = {r['ts_us'] * 1000 for r in sent if r.get('ts_us') is not None}
     ts = [f['t'] for f in frames if lo <= f['recv_ns'] <= end_ns]
     out['frames'] = {'n': len(ts), 'not_increasing': sum(1 for a, b in zip(ts, ts[1:]) if b <= a),
+                     'equal': sum(1 for a, b in zip(ts, ts[1:]) if b == a),
                      't_is_a_hub_timestamp': sum(1 for t in ts if t in stamps)}
     return out
 
@@ -308,7 +308,7 @@ def checks_table(results, configs):
                          f"{sum(1 for x in rs if x['ok'])}/{len(rs)} |")
         fr = [r['checks']['frames'] for r in results[c]]
         lines.append(f"| {c} frames at the client (`t`) | {spread([x['n'] for x in fr])} | | | "
-                     f"{sum(x['not_increasing'] for x in fr)} | | | "
+                     f"{sum(x['not_increasing'] for x in fr)} ({sum(x.get('equal', 0) for x in fr)} equal) | | | "
                      f"`t` a hub timestamp: {sum(x['t_is_a_hub_timestamp'] for x in fr)}/{sum(x['n'] for x in fr)} |")
         lines.append(f"| {c} daemon's rates.input at the end of moving (both sensors, samples in the last second) | "
                      f"{spread([r['input_rate'] for r in results[c]])} | "
