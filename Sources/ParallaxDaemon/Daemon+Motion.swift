@@ -70,10 +70,16 @@ extension Daemon: SensorEvents, HubOutput {
 
     /// When the loop next needs fresh samples (`Hub.nextSampleNeed`), and the need after that
     /// one, so the capture can plan ahead (SamplePacing.swift).
+    ///
+    /// Needs are sample times (FramePacing's grid), so the longest batch is bounded in sample time
+    /// too: from the newest sample when its time runs ahead of the clock (a replay faster than
+    /// recorded), or a grid point far ahead in sample time would be cut to 100 ms of the clock,
+    /// already behind the samples, and every batch would send one frame.
     func nextSampleNeed() -> SampleNeed {
         let now = plx_monotonic_ns()
-        guard let due = hub.nextSampleNeed(now: now) else { return SampleNeed(need: now + Self.maxSampleBatch) }
-        let need = min(due, now + Self.maxSampleBatch)
+        let sampleClock = max(now, hub.latest?.t ?? now)
+        guard let due = hub.nextSampleNeed(now: sampleClock) else { return SampleNeed(need: now + Self.maxSampleBatch) }
+        let need = min(due, sampleClock + Self.maxSampleBatch)
         let following = hub.earliestDue(afterServingAt: need).map { min($0, need + Self.maxSampleBatch) }
         return SampleNeed(need: need, following: following)
     }

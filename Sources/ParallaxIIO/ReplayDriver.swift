@@ -116,10 +116,15 @@ extension ReplayDriver: QueuedSampleSource {
     public var hasEnded: Bool { ended && pending == nil }
 
     public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
+        // `time` is a sample time (the recorded spacing from `stampOrigin`); its sample is due
+        // `speed` times sooner on the clock. Before the first sample, or for one already handed
+        // over, the answer is the time itself (at speed 1 the two clocks are one).
+        guard lastDue > 0, duePeriod > 0 else { return time }
+        guard time > lastOutputTime else { return min(time, lastDue) }
         // The recorded spacing, extended from the last sample: exact for a steady recording.
-        guard lastDue > 0, duePeriod > 0, time > lastDue else { return time }
         // Rounded up: waking a nanosecond early would cost a second wake-up for the sample.
-        let steps = (Double(time.saturatingSubtracting(lastDue)) / duePeriod).rounded(.up)
+        let wall = Double(time.saturatingSubtracting(lastOutputTime)) / speed
+        let steps = (wall / duePeriod).rounded(.up)
         return lastDue.saturatingAdding(Int64(saturating: (steps * duePeriod).rounded(.up)))
     }
 
