@@ -34,7 +34,7 @@ public final class IIOBufferedDriver: SensorDriver {
     /// a HID hub's separate accelerometer and gyroscope (DeviceStream.swift).
     let streams: [DeviceStream]
     /// An accelerometer read through sysfs because iio-sensor-proxy holds its buffer, while the
-    /// gyroscope's own device is buffered (PolledAccelerometer.swift); its lane is `polledLane`.
+    /// gyroscope's own device is buffered (PolledAccelerometer.swift); its merger lane follows the streams'.
     let polledAccel: PolledAccelerometer?
     /// The streams' samples in time order (SampleMerger.swift); lane i is `streams[i]`, then
     /// the polled accelerometer's.
