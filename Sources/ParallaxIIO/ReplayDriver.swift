@@ -111,7 +111,9 @@ extension ReplayDriver: QueuedSampleSource {
     /// A recording loses nothing however long it is left unread; a second keeps status current.
     public var queueSpan: Int64 { 1_000_000_000 }
 
-    public var lastSampleArrival: Int64 { lastDue }
+    /// The last sample's stamp: the daemon's needs are sample times (FramePacing's grid), and a
+    /// replay's stamps run `speed` times ahead of its due times on the clock.
+    public var lastSampleArrival: Int64 { lastOutputTime }
 
     public var hasEnded: Bool { ended && pending == nil }
 

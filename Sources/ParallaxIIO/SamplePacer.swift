@@ -49,8 +49,10 @@ public enum SamplePacer {
     /// queued source, or the capture thread holds it).
     public static func planBatch(need: SampleNeed, now: Int64, canTakeQueued: Bool,
                                  forecast: (Int64) -> Int64?) -> BatchPlan {
-        if canTakeQueued, need.need > now + minimumSleep, let arrival = forecast(need.need) {
-            return .loopTakes(at: max(arrival, need.need), need: need.need)
+        // The forecast is the clock time: a need is a sample time, which runs ahead of the clock
+        // for a replay faster than recorded (a kernel buffer's forecast is never before the need).
+        if canTakeQueued, let arrival = forecast(need.need), arrival > now + minimumSleep {
+            return .loopTakes(at: arrival, need: need.need)
         }
         return .captureWakes(need)
     }

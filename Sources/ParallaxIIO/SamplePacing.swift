@@ -19,8 +19,8 @@ public protocol QueuedSampleSource: AnyObject {
     var hasEnded: Bool { get }
     /// Longest (ns) the queue may stay unread before samples would be lost.
     var queueSpan: Int64 { get }
-    /// When (monotonic ns) the sample `nextSample` last returned was taken, on the clock the
-    /// daemon's due times use (a replay's stamps run ahead of it at speeds above 1).
+    /// When (monotonic ns) the sample `nextSample` last returned was taken, in sample time, which
+    /// the daemon's needs are in (a replay's stamps run ahead of the clock at speeds above 1).
     var lastSampleArrival: Int64 { get }
     /// Whether `takeQueued` never blocks; false when some of its samples need a blocking read
     /// (a polled sensor merged with buffered ones), and the loop must not take from it.

@@ -18,10 +18,16 @@ import Testing
         #expect(asked == [need.need])
     }
 
-    @Test func aForecastEarlierThanTheNeedWaitsForTheNeed() {
-        let need = SampleNeed(need: Self.now + 16 * Self.ms)
-        let plan = SamplePacer.planBatch(need: need, now: Self.now, canTakeQueued: true) { $0 - 5 * Self.ms }
-        #expect(plan == .loopTakes(at: need.need, need: need.need))
+    @Test func aReplayFasterThanRecordedIsTakenAtItsClockTime() {
+        // Sample time runs 4x ahead of the clock: the need 64 ms ahead in sample time is
+        // readable 16 ms from now, and waiting for the clock to reach the need would gather a
+        // whole batch for one frame.
+        let need = SampleNeed(need: Self.now + 64 * Self.ms)
+        let plan = SamplePacer.planBatch(need: need, now: Self.now, canTakeQueued: true) { Self.now + ($0 - Self.now) / 4 }
+        #expect(plan == .loopTakes(at: Self.now + 16 * Self.ms, need: need.need))
+        // Already readable by the clock although ahead in sample time: the capture thread has it.
+        let readable = SamplePacer.planBatch(need: need, now: Self.now, canTakeQueued: true) { _ in Self.now }
+        #expect(readable == .captureWakes(need))
     }
 
     @Test(arguments: [
