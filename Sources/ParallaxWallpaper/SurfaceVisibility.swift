@@ -20,10 +20,11 @@ public enum VisibilityChange: Sendable, Equatable {
 
 public struct SurfaceVisibility: Sendable, Equatable {
     /// Refresh periods a frame callback may be late before the surface counts as hidden.
-    public static let hiddenAfterRefreshes: Int64 = 15
+    public static let hiddenAfterRefreshes: Int64 = 30
     /// Shortest wait for a frame callback before the surface counts as hidden (ns): a busy
-    /// compositor or a 144 Hz output is not taken for a hidden one.
-    public static let minimumHiddenDelay: Int64 = 250_000_000
+    /// compositor or a 144 Hz output is not taken for a hidden one (headless sway on a loaded
+    /// machine was seen 300 ms late).
+    public static let minimumHiddenDelay: Int64 = 500_000_000
     /// Longest wait (ns): a reported refresh slower than this is not a display pipeline.
     public static let maximumHiddenDelay: Int64 = 2_000_000_000
     /// The refresh period assumed until the compositor reports one: 60 Hz (ns).
