@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from desktop import Wallpaper, readable, wait_until
+from desktop import Wallpaper, wait_until
 from frames import frames
 from scenes import RED, image, scene
 from test_flat import HEIGHT, WIDTH
