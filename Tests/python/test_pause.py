@@ -2,6 +2,8 @@
 `unsubscribe` on the same connection, frames sent before it dropped, the same subscribe on
 resume, one command on the wire at a time, and the pause kept across a daemon restart. The real
 daemon's answer is in Tests/integration/test_python_client.py."""
+import time
+
 import parallax
 from hostile_server import HostileServer, line, offset_line
 from pump import pump_until
@@ -14,6 +16,19 @@ def commands(conn, n, timeout=5.0):
         return [{k: v for k, v in c.items() if k != 'id'} for c in conn.commands]
 
 
+def sends(c, conn, n, timeout=5.0):
+    """Dispatches `c` until the server has recorded n commands from it (the server records a line
+    after the client's dispatch returned, so this waits on the server, not on the client's
+    descriptor); whether it did within `timeout`."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        c.dispatch()
+        with conn._cond:
+            if conn._cond.wait_for(lambda: len(conn.commands) >= n, 0.02):
+                return True
+    return False
+
+
 def test_pause_unsubscribes_on_the_same_connection_and_resume_subscribes_alike(sock_path):
     server = HostileServer(sock_path)
     c = parallax.Client(sock_path, rate=30, rotation=90)
@@ -23,15 +38,14 @@ def test_pause_unsubscribes_on_the_same_connection_and_resume_subscribes_alike(s
     assert pump_until(c, lambda c: c.offset is not None)
     c.pause()
     assert c.paused and c.timeout() == 0        # the next dispatch sends it
-    c.dispatch()
-    assert commands(conn, 2)[1] == {'cmd': 'unsubscribe'}
+    assert sends(c, conn, 2) and commands(conn, 2)[1] == {'cmd': 'unsubscribe'}
     # A frame the daemon sent before it read the unsubscribe is dropped: the pause holds.
     conn.send(offset_line(2, x=0.75))
     assert not pump_until(c, lambda c: c.offset.seq == 2, timeout=0.3)
     assert c.state.connected and c.offset.seq == 1 and c.timeout() is None
     c.resume()
     assert not c.paused and c.timeout() == 0
-    assert pump_until(c, lambda c: len(conn.commands) == 3)
+    assert sends(c, conn, 3)
     sent = commands(conn, 3)
     assert sent[2] == sent[0] == {'cmd': 'subscribe', 'rate': 30, 'rotation': 90}
     conn.send(offset_line(3, x=-0.5))
@@ -49,13 +63,13 @@ def test_one_command_is_on_the_wire_at_a_time(sock_path):
     conn = server.wait_connection(0)
     assert commands(conn, 1)[0]['cmd'] == 'subscribe'
     c.pause()
-    assert not pump_until(c, lambda c: len(conn.commands) > 1, timeout=0.3), 'sent before the subscribe was answered'
+    assert not sends(c, conn, 2, timeout=0.3), 'sent before the subscribe was answered'
     conn.send(line({'type': 'subscribed', 'rate': 60, 'rotation': 0, 'id': held[0]['id']}))
-    assert pump_until(c, lambda c: len(conn.commands) == 2) and commands(conn, 2)[1] == {'cmd': 'unsubscribe'}
+    assert sends(c, conn, 2) and commands(conn, 2)[1] == {'cmd': 'unsubscribe'}
     c.resume()
-    assert not pump_until(c, lambda c: len(conn.commands) > 2, timeout=0.3), 'sent before the unsubscribe was answered'
+    assert not sends(c, conn, 3, timeout=0.3), 'sent before the unsubscribe was answered'
     conn.send(line({'type': 'unsubscribed', 'id': held[1]['id']}))
-    assert pump_until(c, lambda c: len(conn.commands) == 3) and commands(conn, 3)[2]['cmd'] == 'subscribe'
+    assert sends(c, conn, 3) and commands(conn, 3)[2]['cmd'] == 'subscribe'
     c.close()
     server.stop()
 
@@ -67,14 +81,14 @@ def test_a_paused_client_reconnects_paused_after_a_restart(sock_path):
     c.pause()
     assert pump_until(c, lambda c: c.timeout() is None)
     server.stop()
-    assert pump_until(c, lambda c: not c.state.connected)
+    assert pump_until(c, lambda c: not c.state.connected), (c.state, c.fileno(), c.timeout(), server.connections[0].closed)
     server = HostileServer(sock_path)
     assert pump_until(c, lambda c: c.state.connected, timeout=10), c.state
     conn = server.wait_connection(0)
     assert commands(conn, 1) == [{'cmd': 'unsubscribe'}], 'a paused client subscribed'
     assert c.paused and c.state.error is None and c.timeout() is None
     c.resume()
-    assert pump_until(c, lambda c: len(conn.commands) == 2)
+    assert sends(c, conn, 2)
     assert commands(conn, 2)[1] == {'cmd': 'subscribe', 'rate': 60, 'rotation': 0}
     c.close()
     server.stop()
