@@ -6,6 +6,8 @@
 // Connection life: waiting → (connect) → awaiting hello → (send subscribe) → awaiting
 // `subscribed` → subscribed → (end of stream) → waiting. Every failure goes back to waiting with a
 // retry time: 100 ms doubling to 5 s, each ±20 % (ReconnectBackoff.swift), or 60 s after a refusal.
+// A paused subscriber (SubscriberPause.swift) sends `unsubscribe` instead and keeps the connection:
+// awaiting hello → awaiting `unsubscribed` → paused.
 
 import CLinux
 import Glibc
@@ -61,6 +63,8 @@ public final class ParallaxSubscriber {
     /// Server lines ignored so far: not JSON, too long, an unknown type, missing or out-of-range
     /// fields. They never change the offset or the state.
     public internal(set) var ignoredLines = 0
+    /// Whether the caller paused the subscription (`pause()`); kept across reconnections.
+    public internal(set) var isPaused = false
     /// Receives one line per change of connection (subscribed, lost, refused, waiting for the
     /// daemon); a failure repeated on every retry is reported once. Runs inside `dispatch()`.
     public var log: ((SubscriberLogLevel, String) -> Void)?
@@ -70,6 +74,10 @@ public final class ParallaxSubscriber {
         case awaitingHello
         case awaitingSubscribed
         case subscribed
+        /// `unsubscribe` sent (paused); waiting for `unsubscribed`.
+        case awaitingUnsubscribed
+        /// Connected without a subscription: no offsets or state lines come.
+        case paused
     }
 
     var phase = Phase.waiting
@@ -146,6 +154,7 @@ public final class ParallaxSubscriber {
         }
         flushUnsent(now: now)
         receive()
+        applyPause(now: now)
         if let handshakeDeadline, now >= handshakeDeadline {
             fail(.handshakeTimedOut, now: now)
         }
@@ -155,7 +164,7 @@ public final class ParallaxSubscriber {
 
     /// The earliest time something is due.
     private var nextDeadline: Int64? {
-        [connectAt, handshakeDeadline, sendRetryAt].compactMap { $0 }.min()
+        [connectAt, handshakeDeadline, sendRetryAt, pauseChangeDue ? 0 : nil].compactMap { $0 }.min()
     }
 
     // MARK: connection life
@@ -233,7 +242,7 @@ public final class ParallaxSubscriber {
         }
     }
 
-    private func rearm() {
+    func rearm() {
         wakeups.wake(at: nextDeadline)
     }
 
@@ -242,7 +251,12 @@ public final class ParallaxSubscriber {
     func sendSubscribe(now: Int64) {
         // A subscriber without the heading sends protocol v1's line unchanged.
         let request = ClientRequest(.subscribe(rate: Double(rate), rotation: rotation, heading: heading ? true : nil))
-        unsent = request.encode()[...]
+        send(request, now: now)
+    }
+
+    /// Queues `request` behind anything not sent yet and sends what the socket takes.
+    func send(_ request: ClientRequest, now: Int64) {
+        unsent = unsent.isEmpty ? request.encode()[...] : (Array(unsent) + request.encode())[...]
         flushUnsent(now: now)
     }
 

@@ -19,6 +19,8 @@ extension ParallaxSubscriber {
             handleSubscribeReply(value, type: type, now: now)
         case .subscribed:
             handleFrame(value, type: type)
+        case .awaitingUnsubscribed, .paused:
+            handlePausedLine(value, type: type, now: now)
         case .waiting:
             break
         }
@@ -35,8 +37,13 @@ extension ParallaxSubscriber {
                 fail(.unsupportedProtocol(version: version), now: now)
                 return
             }
-            phase = .awaitingSubscribed
-            sendSubscribe(now: now)
+            if isPaused {
+                phase = .awaitingUnsubscribed
+                sendUnsubscribe(now: now)
+            } else {
+                phase = .awaitingSubscribed
+                sendSubscribe(now: now)
+            }
         case .error(let error):
             fail(.refused(error), now: now)
         default:
@@ -50,7 +57,7 @@ extension ParallaxSubscriber {
             phase = .subscribed
             grantedRate = granted
             handshakeDeadline = nil
-            subscribedAt = now
+            if !state.connected { subscribedAt = now }  // a resume keeps the connection's age
             problem = nil
             state.connected = true
             state.heading = self.heading && heading == true

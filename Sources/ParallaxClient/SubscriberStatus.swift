@@ -18,7 +18,8 @@ public enum SensorStatus: Sendable, Hashable {
 
 /// The connection and what the daemon last said about itself.
 public struct SubscriberState: Sendable, Hashable {
-    /// True from the daemon's `subscribed` reply until the connection is lost.
+    /// True from the daemon's `subscribed` reply (paused: its `unsubscribed` reply) until the
+    /// connection is lost.
     public var connected: Bool
     /// From the last `state` line; `.none` while not connected.
     public var sensor: SensorStatus

@@ -20,7 +20,7 @@
 #define PXI_REFUSED_RETRY_MS 60000
 /* Time a new connection has to reach "subscribed" before it is dropped as hung (ms). */
 #define PXI_HANDSHAKE_TIMEOUT_MS 5000
-/* Retry interval while the subscribe line could not be written whole (ms; practically never). */
+/* Retry interval while a command line could not be written whole (ms; practically never). */
 #define PXI_FLUSH_RETRY_MS 10
 /* Receive buffer (bytes): a full line plus room for many offset lines per read(2). */
 #define PXI_READ_BUFFER (PXI_MAX_LINE + 16384)
@@ -32,6 +32,8 @@ enum pxi_phase {
     PXI_AWAIT_HELLO,  /* connected; waiting for the server's hello */
     PXI_SUBSCRIBING,  /* subscribe queued or sent; waiting for "subscribed" */
     PXI_SUBSCRIBED,
+    PXI_UNSUBSCRIBING, /* paused: unsubscribe queued or sent; waiting for "unsubscribed" */
+    PXI_PAUSED,        /* connected without a subscription (px_client_pause) */
 };
 
 struct px_client {
@@ -42,14 +44,16 @@ struct px_client {
     socklen_t address_length;
 
     int64_t retry_at_ns;     /* DISCONNECTED: when to connect again */
-    int64_t deadline_ns;     /* AWAIT_HELLO, SUBSCRIBING: handshake deadline */
-    int64_t subscribed_at_ns; /* SUBSCRIBED: since when (a lasting subscription resets the back-off) */
+    int64_t deadline_ns;     /* AWAIT_HELLO, SUBSCRIBING, UNSUBSCRIBING: deadline of the reply */
+    int64_t subscribed_at_ns; /* connected since when (a lasting connection resets the back-off) */
     struct pxi_backoff backoff; /* delay before the next attempt after a failure */
 
     char subscribe_line[96]; /* rate and rotation never change; rebuilt when the heading is asked for */
     bool heading;            /* px_client_set_heading: the subscribe line asks for the heading */
     bool resubscribe;        /* the heading changed after the subscribe line went out: send it again */
-    size_t out_length, out_sent; /* bytes of subscribe_line queued / already written */
+    bool paused;             /* px_client_pause: unsubscribed on the connection, kept across reconnections */
+    const char *out_line;    /* the command being written: subscribe_line or the unsubscribe line */
+    size_t out_length, out_sent; /* bytes of out_line queued / already written */
 
     char in[PXI_READ_BUFFER];
     size_t in_length;
@@ -80,12 +84,16 @@ int64_t pxi_now_ns(void);
  * (then c->lost is set and c->fd is -1). */
 void pxi_read_pending(struct px_client *c, int64_t now);
 
-/* Writes the queued part of the subscribe line; may lose the connection. */
+/* Writes the queued part of the command line; may lose the connection. */
 void pxi_flush(struct px_client *c, int64_t now);
 
 /* Queues the subscribe line (after the hello, or again on a live connection when the heading
  * changed); pxi_flush writes it. */
 void pxi_queue_subscribe(struct px_client *c, int64_t now);
+
+/* Queues the unsubscribe line (after the hello of a paused client, or when px_client_pause was
+ * called on a live subscription); pxi_flush writes it. */
+void pxi_queue_unsubscribe(struct px_client *c, int64_t now);
 
 /* Builds the subscribe line from rate, rotation and heading. */
 void pxi_build_subscribe_line(struct px_client *c);

@@ -45,6 +45,7 @@ static enum pxi_type type_of(const char *name)
     if (strcmp(name, "hello") == 0) return PXI_MSG_HELLO;
     if (strcmp(name, "subscribed") == 0) return PXI_MSG_SUBSCRIBED;
     if (strcmp(name, "error") == 0) return PXI_MSG_ERROR;
+    if (strcmp(name, "unsubscribed") == 0) return PXI_MSG_UNSUBSCRIBED;
     return PXI_MSG_UNKNOWN;
 }
 

@@ -27,6 +27,7 @@ enum pxi_type {
     PXI_MSG_STATE,
     PXI_MSG_OFFSET,
     PXI_MSG_ERROR,
+    PXI_MSG_UNSUBSCRIBED,
 };
 
 /* Bits of pxi_message.has: which fields were present with the right JSON type. */

@@ -76,7 +76,7 @@ void pxi_lose(struct px_client *c, int err, int retry_ms, int level, const char 
 {
     va_list ap;
     int64_t now = pxi_now_ns();
-    if (c->phase == PXI_SUBSCRIBED && now - c->subscribed_at_ns >= (int64_t)PXI_BACKOFF_RESET_AFTER_MS * 1000000)
+    if (c->state.connected && now - c->subscribed_at_ns >= (int64_t)PXI_BACKOFF_RESET_AFTER_MS * 1000000)
         pxi_backoff_reset(&c->backoff);
     if (c->fd >= 0) close(c->fd);
     c->fd = -1;
@@ -179,6 +179,25 @@ PX_EXPORT int px_client_set_heading(px_client *c, bool on)
     return 0;
 }
 
+PX_EXPORT int px_client_pause(px_client *c)
+{
+    if (c == NULL) return -EINVAL;
+    c->paused = true; /* px_client_dispatch sends it (px_client_timeout_ms is 0 until then) */
+    return 0;
+}
+
+PX_EXPORT int px_client_resume(px_client *c)
+{
+    if (c == NULL) return -EINVAL;
+    c->paused = false;
+    return 0;
+}
+
+PX_EXPORT bool px_client_paused(px_client *c)
+{
+    return c != NULL && c->paused;
+}
+
 PX_EXPORT bool px_client_heading(px_client *c, px_heading *out)
 {
     if (c == NULL || out == NULL || !c->have_heading) return false;
@@ -208,10 +227,15 @@ PX_EXPORT int px_client_dispatch(px_client *c)
         if (c->fd < 0) return 0; /* still no daemon: not a lost connection */
     }
     pxi_read_pending(c, now);
-    if (c->fd >= 0 && c->phase == PXI_SUBSCRIBED && c->resubscribe && c->out_sent == c->out_length)
-        pxi_queue_subscribe(c, now);
+    /* One command on the wire at a time: a pause, resume or new heading asked for meanwhile goes
+     * out once the last one is answered. */
+    if (c->fd >= 0 && c->out_sent == c->out_length) {
+        if (c->phase == PXI_SUBSCRIBED && c->paused) pxi_queue_unsubscribe(c, now);
+        else if (c->phase == PXI_PAUSED && !c->paused) pxi_queue_subscribe(c, now);
+        else if (c->phase == PXI_SUBSCRIBED && c->resubscribe) pxi_queue_subscribe(c, now);
+    }
     pxi_flush(c, now);
-    if (c->fd >= 0 && c->phase != PXI_SUBSCRIBED && now >= c->deadline_ns)
+    if (c->fd >= 0 && c->phase != PXI_SUBSCRIBED && c->phase != PXI_PAUSED && now >= c->deadline_ns)
         pxi_lose(c, ETIMEDOUT, -1, PX_LOG_WARNING, "parallaxd at %s did not answer within %d s; reconnecting",
                  c->address.sun_path, PXI_HANDSHAKE_TIMEOUT_MS / 1000);
     if (c->lost != 0) return -c->lost;
@@ -231,7 +255,8 @@ PX_EXPORT int px_client_timeout_ms(px_client *c)
     if (c == NULL) return -1;
     int64_t now = pxi_now_ns();
     if (c->fd < 0) return ms_until(c->retry_at_ns, now);
-    if (c->phase == PXI_SUBSCRIBED) return c->resubscribe ? 0 : -1;
+    if (c->phase == PXI_SUBSCRIBED) return (c->resubscribe || c->paused) ? 0 : -1;
+    if (c->phase == PXI_PAUSED) return c->paused ? -1 : 0;
     int handshake = ms_until(c->deadline_ns, now);
     if (c->out_sent < c->out_length && handshake > PXI_FLUSH_RETRY_MS) return PXI_FLUSH_RETRY_MS;
     return handshake;

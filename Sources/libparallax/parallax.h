@@ -70,8 +70,9 @@ typedef struct { double yaw, vyaw; int64_t t_ns; uint64_t seq; } px_heading;
 enum { PX_SENSOR_NONE = 0, PX_SENSOR_OK = 1, PX_SENSOR_LOST = 2 };
 
 /* What the daemon last said about itself.
- *   connected      true from the daemon's "subscribed" reply until the connection is lost;
- *                  false while connecting, after a refusal and while waiting to reconnect.
+ *   connected      true from the daemon's "subscribed" reply (paused: its "unsubscribed" reply)
+ *                  until the connection is lost; false while connecting, after a refusal and
+ *                  while waiting to reconnect.
  *   sensor         PX_SENSOR_* from the last state line (PX_SENSOR_NONE while not connected).
  *   reduce_motion  the user asked for reduced motion: the daemon sent one (0, 0) frame and will
  *                  stay silent until it is turned off (false while not connected).
@@ -161,6 +162,29 @@ bool px_client_heading(px_client *c, px_heading *out);
  * "subscribed" or state line said "heading": true. False while not connected, when the heading was
  * not asked for, and from a daemon without a gyroscope (a state line says so if that changes). */
 bool px_client_heading_available(px_client *c);
+
+/* Pauses the subscription without closing the connection, for a client whose picture nobody can
+ * see (a window under a fullscreen one, an output that is off, a locked session; docs/
+ * client-kit.md "Pausing while nobody can see"): the next px_client_dispatch sends "unsubscribe",
+ * and the daemon closes its sensors Linger= after its last subscriber left. Sends nothing itself
+ * and never blocks; px_client_timeout_ms is 0 until the dispatch that sends it. The connection
+ * stays (px_state.connected stays true), so do the last offset, heading and state; no offsets or
+ * state lines come while paused (those the daemon sent before it read the command are dropped).
+ * The pause survives reconnections: a new connection sends "unsubscribe" instead of "subscribe"
+ * and counts as connected once that is answered. Calling it again does nothing.
+ * Returns 0, or -EINVAL for a NULL client. A new call of this version; the ABI of
+ * libparallax.so.1 only grows. */
+int px_client_pause(px_client *c);
+
+/* Ends a pause: the next px_client_dispatch subscribes again on the same connection with the same
+ * rate, rotation and heading, and the daemon answers as to any subscribe ("subscribed", a state
+ * line, its current offset). One command is on the wire at a time, so a resume asked for before
+ * "unsubscribed" came goes out after it. Sends nothing itself, never blocks; does nothing when not
+ * paused. Returns 0, or -EINVAL for a NULL client. */
+int px_client_resume(px_client *c);
+
+/* Whether the client is paused (px_client_pause without px_client_resume since); false for NULL. */
+bool px_client_paused(px_client *c);
 
 /* Closes the connection and frees the client. NULL is allowed. */
 void px_client_free(px_client *c);

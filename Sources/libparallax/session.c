@@ -1,6 +1,7 @@
 /*
  * session.c — one connection's traffic: reading lines without blocking, the handshake (hello →
- * subscribe → subscribed), and keeping only the newest offset.
+ * subscribe → subscribed, or for a paused client hello → unsubscribe → unsubscribed), pausing and
+ * resuming on the same connection, and keeping only the newest offset.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -58,24 +59,56 @@ static void handle_hello(struct px_client *c, const struct pxi_message *m)
                  c->address.sun_path, (long long)m->protocol, PX_PROTOCOL_VERSION, PXI_REFUSED_RETRY_MS / 1000);
         return;
     }
-    pxi_queue_subscribe(c, pxi_now_ns());
+    if (c->paused) pxi_queue_unsubscribe(c, pxi_now_ns());
+    else pxi_queue_subscribe(c, pxi_now_ns());
+}
+
+/* protocol v1's unsubscribe command; the daemon answers "unsubscribed" whether or not subscribed. */
+static const char unsubscribe_line[] = "{\"cmd\":\"unsubscribe\"}\n";
+
+/* Queues `line`; a live connection gets a new reply deadline (a new one keeps the handshake's). */
+static void queue(struct px_client *c, const char *line, enum pxi_phase phase, int64_t now)
+{
+    c->out_line = line;
+    c->out_length = strlen(line);
+    c->out_sent = 0;
+    if (c->phase == PXI_SUBSCRIBED || c->phase == PXI_PAUSED)
+        c->deadline_ns = now + (int64_t)PXI_HANDSHAKE_TIMEOUT_MS * 1000000;
+    c->phase = phase;
 }
 
 void pxi_queue_subscribe(struct px_client *c, int64_t now)
 {
-    c->out_length = strlen(c->subscribe_line);
-    c->out_sent = 0;
     c->resubscribe = false;
-    if (c->phase == PXI_SUBSCRIBED) c->deadline_ns = now + (int64_t)PXI_HANDSHAKE_TIMEOUT_MS * 1000000;
-    c->phase = PXI_SUBSCRIBING;
+    queue(c, c->subscribe_line, PXI_SUBSCRIBING, now);
+}
+
+void pxi_queue_unsubscribe(struct px_client *c, int64_t now)
+{
+    queue(c, unsubscribe_line, PXI_UNSUBSCRIBING, now);
+}
+
+/* "unsubscribed": the pause is complete; on a new connection it is the end of the handshake. */
+static void handle_unsubscribed(struct px_client *c)
+{
+    c->phase = PXI_PAUSED;
+    if (!c->state.connected) {
+        c->state.connected = true;
+        c->changed = true;
+        c->subscribed_at_ns = pxi_now_ns();
+        c->error = 0;
+        c->error_message[0] = '\0';
+        c->logged_error = 0;
+    }
+    pxi_log(c, PX_LOG_INFO, "paused the subscription to parallaxd at %s (connected, no offsets)", c->address.sun_path);
 }
 
 static void handle_subscribed(struct px_client *c, const struct pxi_message *m)
 {
     c->phase = PXI_SUBSCRIBED;
+    if (!c->state.connected) c->subscribed_at_ns = pxi_now_ns(); /* a resume keeps the connection's age */
     c->state.connected = true;
     c->changed = true;
-    c->subscribed_at_ns = pxi_now_ns();
     c->effective_rate = (m->has & PXI_HAS_RATE) ? m->rate : c->rate_hz;
     c->heading_available = c->heading && (m->has & PXI_HAS_HEADING) && m->heading;
     c->error = 0;
@@ -87,7 +120,9 @@ static void handle_subscribed(struct px_client *c, const struct pxi_message *m)
 
 static void handle_error(struct px_client *c, const struct pxi_message *m)
 {
-    if (c->phase != PXI_SUBSCRIBING) {
+    /* The reply to a new connection's first command, or to a subscribe. */
+    bool answer = c->phase == PXI_SUBSCRIBING || (c->phase == PXI_UNSUBSCRIBING && !c->state.connected);
+    if (!answer) {
         /* Not an answer to our only command: report it, keep the subscription. */
         pxi_log(c, PX_LOG_WARNING, "parallaxd reported an error: %s: %s", m->code, m->message);
         return;
@@ -113,9 +148,16 @@ static void handle_line(struct px_client *c, const char *line, size_t length)
         else if (m->type == PXI_MSG_ERROR) handle_refused_connection(c, m);
         return; /* nothing else means anything before the hello */
     }
+    /* Paused or pausing: the frames the daemon sent before it read "unsubscribe" are dropped, the
+     * pause holds the last offset and state. */
+    bool paused = c->phase == PXI_UNSUBSCRIBING || c->phase == PXI_PAUSED;
+    if (paused && (m->type == PXI_MSG_STATE || m->type == PXI_MSG_OFFSET)) return;
     switch (m->type) {
     case PXI_MSG_SUBSCRIBED:
         if (c->phase == PXI_SUBSCRIBING) handle_subscribed(c, m);
+        break;
+    case PXI_MSG_UNSUBSCRIBED:
+        if (c->phase == PXI_UNSUBSCRIBING) handle_unsubscribed(c);
         break;
     case PXI_MSG_STATE:
         if (m->has & PXI_HAS_SENSOR) c->state.sensor = m->sensor;
@@ -147,7 +189,7 @@ static void handle_line(struct px_client *c, const char *line, size_t length)
         handle_error(c, m);
         break;
     default:
-        break; /* hello again, unsubscribed, status, and types from later protocol versions */
+        break; /* hello again, status, and types from later protocol versions */
     }
 }
 
@@ -208,7 +250,7 @@ void pxi_flush(struct px_client *c, int64_t now)
 {
     (void)now;
     while (c->fd >= 0 && c->out_sent < c->out_length) {
-        ssize_t n = send(c->fd, c->subscribe_line + c->out_sent, c->out_length - c->out_sent,
+        ssize_t n = send(c->fd, c->out_line + c->out_sent, c->out_length - c->out_sent,
                          MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n > 0) {
             c->out_sent += (size_t)n;

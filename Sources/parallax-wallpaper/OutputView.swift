@@ -33,6 +33,7 @@ final class OutputView {
         do {
             let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation, heading: heading)
             subscriber.log = { _, message in log(message) }
+            if !surface.visibility.isVisible { subscriber.pause() }  // nobody sees it: no sensing
             self.subscriber = subscriber
         } catch {
             log("cannot subscribe: \(error)")
@@ -40,6 +41,20 @@ final class OutputView {
     }
 
     func unsubscribe() { subscriber = nil }
+
+    /// The compositor stopped or started showing the surface (SurfaceVisibility): hidden, the
+    /// subscription pauses (the connection stays) and the last frame drawn is held; shown again,
+    /// it resumes and draws at once, the held frame until the daemon's current offset comes.
+    func visibilityChanged(_ change: VisibilityChange) {
+        switch change {
+        case .hidden:
+            heldInput = subscriber?.offset
+            subscriber?.pause()
+        case .visible:
+            subscriber?.resume()
+            surface.requestRedraw()
+        }
+    }
 
     /// A reloaded scene's Smoothing=.
     func setSmoothing(_ timeConstant: Double) {
@@ -65,12 +80,23 @@ final class OutputView {
         let input = liveOffset
         lastInput = input
         drewOnce = true
-        return smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+        if let held = heldInput {
+            // The frame from before a pause: its velocity is old, so it is not extrapolated;
+            // the picture stays as it was last drawn until a newer frame (or none) comes.
+            if input == held { return lastDrawn }
+            heldInput = nil
+        }
+        lastDrawn = smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+        return lastDrawn
     }
 
     /// The daemon frame (or the centre) behind the last frame drawn.
     private var lastInput: ParallaxOffset?
     private var drewOnce = false
+    /// The offset of the last frame drawn.
+    private var lastDrawn = ParallaxOffset.zero
+    /// The daemon frame the subscription held when it paused; nil when not holding one.
+    private var heldInput: ParallaxOffset?
 
     /// Called after the subscriber or the reduce-motion state changed, and after each frame: asks
     /// for a frame only when a new daemon frame (or a change to or from the centre) is not drawn

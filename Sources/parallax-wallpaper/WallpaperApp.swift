@@ -17,7 +17,7 @@ enum StartFailure: Error {
 }
 
 final class WallpaperApp {
-    private let options: WallpaperCommandLine
+    let options: WallpaperCommandLine
     private var scene: Scene
     private let client: WaylandClient
     private let egl: EGLRenderContext
@@ -30,7 +30,7 @@ final class WallpaperApp {
     private let loop: EventLoop
     private var views: [ObjectIdentifier: OutputView] = [:]
     private var windowView: OutputView?
-    private var desktop: DesktopMotionPreference?
+    private(set) var desktop: DesktopMotionPreference?
     private var framesOfClosedViews = 0
 
     init(options: WallpaperCommandLine, scene: Scene) throws(StartFailure) {
@@ -52,7 +52,8 @@ final class WallpaperApp {
         makeDesktopPreference()
         client.outputsChanged = { [weak self] in self?.syncOutputs() }
         loop.sources = { [weak self] in self?.loopSources() ?? [] }
-        loop.timeout = { [weak self] in self?.desktop?.timeoutMilliseconds }
+        loop.timeout = { [weak self] in self?.loopTimeout() }
+        loop.afterWakeup = { [weak self] in self?.checkVisibility() }
         if options.window {
             do {
                 try makeWindow()
@@ -85,7 +86,7 @@ final class WallpaperApp {
         }
     }
 
-    private var allViews: [OutputView] { Array(views.values) + (windowView.map { [$0] } ?? []) }
+    var allViews: [OutputView] { Array(views.values) + (windowView.map { [$0] } ?? []) }
 
     /// Runs until a signal or the compositor closes; returns the exit status.
     func run() -> Int32 {
@@ -123,6 +124,9 @@ final class WallpaperApp {
                 Self.log("frame-time \(surface.framesDrawn) \(Double(surface.lastFrameDuration) / 1e6) ms wakeups=\(loop.wakeups)")
             }
             view.update()
+        }
+        surface.visibilityChanged = { [weak self, unowned view] change in
+            self?.visibilityChanged(view, change)
         }
         subscribe(view, rotation: rotation)
         view.update()

@@ -7,6 +7,7 @@ import CLinux
 import CWayland
 import CWaylandProtocols
 import Glibc
+import ParallaxWallpaper
 
 final class WallpaperSurface {
     /// Window size before the compositor picks one (surface units), for --window.
@@ -43,6 +44,10 @@ final class WallpaperSurface {
     var closed: (() -> Void)?
     /// Runs after each frame was committed (the owner may ask for the next one).
     var afterFrame: (() -> Void)?
+    /// Whether the compositor shows the surface, judged from its frame callbacks
+    /// (WallpaperSurface+Visibility.swift); `visibilityChanged` hears each change.
+    var visibility = SurfaceVisibility()
+    var visibilityChanged: ((VisibilityChange) -> Void)?
 
     private var needsRedraw = false
     private var frameCallback: OpaquePointer?
@@ -124,6 +129,7 @@ final class WallpaperSurface {
         needsRedraw = false
         frameCallback = wl_surface_frame(surface)
         wl_callback_add_listener(frameCallback, Self.frameListener, Unmanaged.passUnretained(self).toOpaque())
+        visibility.callbackRequested(at: plx_monotonic_ns())
         pacer.frameWillCommit(surface: surface)
         let started = plx_monotonic_ns()
         draw?(width * scale, height * scale, scale, pacer.expectedPresentationTime())
@@ -135,6 +141,7 @@ final class WallpaperSurface {
     fileprivate func frameDone() {
         if let frameCallback { wl_callback_destroy(frameCallback) }
         frameCallback = nil
+        report(visibility.callbackDone())
         drawIfDue()
     }
 
@@ -142,6 +149,7 @@ final class WallpaperSurface {
         if newWidth > 0 { width = newWidth }
         if newHeight > 0 { height = newHeight }
         isConfigured = true
+        report(visibility.configured(at: plx_monotonic_ns()))
         resize()
     }
 

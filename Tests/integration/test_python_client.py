@@ -140,3 +140,26 @@ def test_a_reader_that_pauses_gets_the_newest_offset(start_daemon, rocking):
     following = [o.seq for o in take(c, 3)]
     assert following[0] >= newest.seq and following == sorted(set(following)), (newest.seq, following)
     c.close()
+
+
+def test_pause_lets_the_daemon_close_its_sensors_and_resume_brings_offsets_on_the_same_connection(start_daemon, workdir, rocking):
+    config = os.path.join(workdir, 'linger.conf')
+    with open(config, 'w') as f:
+        f.write('[Sensor]\nLinger=0.3\n')
+    daemon = start_daemon(source=rocking, config=config)
+    c = parallax.Client(daemon.socket_path, rate=30)
+    take(c, 3)
+    opened = daemon.stderr_text().count('opening sensors')
+    closed = daemon.stderr_text().count('closing sensors')
+    c.pause()
+    assert pump_until(c, lambda c: c.timeout() is None), 'the daemon did not answer the unsubscribe'
+    assert c.state.connected and c.fileno() >= 0
+    assert daemon.connect().status()['subscribers'] == 0
+    assert pump_until(c, lambda c: daemon.stderr_text().count('closing sensors') > closed, timeout=10), \
+        'the sensors stayed open with the only subscriber paused'
+    held = c.offset
+    c.resume()
+    assert pump_until(c, lambda c: c.offset.seq > held.seq, timeout=10), 'no offset after resume'
+    assert daemon.stderr_text().count('opening sensors') > opened and c.state.sensor == 'ok'
+    assert daemon.connect().status()['subscribers'] == 1
+    c.close()

@@ -10,7 +10,8 @@
  *   {"event":"log","level":L,"message":M}   each message of the library's log callback
  *   {"event":"paused"} / {"event":"resumed", ...} / {"event":"status", ...}
  * Commands on stdin, one a line: "pause" (stop watching the client's descriptor), "resume"
- * (one dispatch, then watch again), "heading on" / "heading off" (px_client_set_heading), "status",
+ * (one dispatch, then watch again), "heading on" / "heading off" (px_client_set_heading),
+ * "client pause" / "client resume" (px_client_pause, px_client_resume: event "client"), "status",
  * "quit" (or end of input): free the client, exit 0. A fourth argument "heading" asks for the
  * heading right after px_client_new.
  * "-" as SOCKET passes NULL (so $PARALLAXD_SOCKET or the system path applies).
@@ -74,7 +75,8 @@ static void emit_client(px_client *c)
     else
         emit(",\"offset\":null");
     px_heading h;
-    emit(",\"heading_available\":%s", px_client_heading_available(c) ? "true" : "false");
+    emit(",\"heading_available\":%s,\"paused\":%s", px_client_heading_available(c) ? "true" : "false",
+         px_client_paused(c) ? "true" : "false");
     if (px_client_heading(c, &h))
         emit(",\"heading\":{\"yaw\":%.17g,\"vyaw\":%.17g,\"t\":%lld,\"seq\":%llu}", h.yaw, h.vyaw,
              (long long)h.t_ns, (unsigned long long)h.seq);
@@ -164,6 +166,10 @@ int main(int argc, char **argv)
             int ret = dispatch(c);
             watching = 1;
             emit("{\"event\":\"resumed\",\"ret\":%d", ret);
+            emit_client(c);
+        } else if (strcmp(command, "client pause") == 0 || strcmp(command, "client resume") == 0) {
+            int ret = strcmp(command, "client pause") == 0 ? px_client_pause(c) : px_client_resume(c);
+            emit("{\"event\":\"client\",\"ret\":%d", ret);
             emit_client(c);
         } else if (strcmp(command, "heading on") == 0 || strcmp(command, "heading off") == 0) {
             int ret = px_client_set_heading(c, strcmp(command, "heading on") == 0);

@@ -369,3 +369,70 @@ def test_asking_for_the_heading_on_a_live_subscription_subscribes_again(fake_dae
     reply = probe.command('heading off', 'heading')
     assert reply['heading'] is None and reply['heading_available'] is False
     assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'subscribe', 'rate': 30, 'rotation': 0}
+
+
+def sends_nothing(conn, seconds):
+    """True when the client writes nothing for `seconds` (a window that checks nothing arrives)."""
+    try:
+        conn.read_line(seconds)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_pause_unsubscribes_on_the_same_connection_and_resume_subscribes_alike(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path, rate=30, rotation=90)
+    conn, command = server.handshake()
+    conn.send((offset_line(1, 0.25, 0) + '\n').encode())
+    offset_event(probe, 1)
+    reply = probe.command('client pause', 'client')
+    assert reply['ret'] == 0 and reply['paused'] is True and reply['timeout'] == 0  # dispatch is due at once
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'unsubscribe'}
+    # A frame the daemon sent before it read the command is dropped: the pause holds the last one.
+    conn.send((offset_line(2, 0.75, 0) + '\n').encode())
+    conn.line({'type': 'unsubscribed'})
+    paused = probe.wait(lambda e: e.get('event') == 'log' and 'paused the subscription' in e['message'], EVENT_TIMEOUT)
+    assert paused['level'] == LOG_INFO
+    status = probe.command('status', 'status')
+    assert status['connected'] is True and status['timeout'] == -1 and status['offset']['seq'] == 1
+    reply = probe.command('client resume', 'client')
+    assert reply['ret'] == 0 and reply['paused'] is False and reply['timeout'] == 0
+    assert conn.read_line(EVENT_TIMEOUT).decode() == command.decode()
+    conn.line({'type': 'subscribed', 'rate': 30, 'rotation': 90})
+    conn.send((offset_line(3, -0.5, 0) + '\n').encode())
+    assert offset_event(probe, 3)['offset']['x'] == -0.5
+    assert not server.connects_within(0.2)  # the same connection throughout
+
+
+def test_one_command_is_on_the_wire_at_a_time(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn = server.accept()
+    conn.line(libpx.HELLO)
+    subscribe = conn.read_line(EVENT_TIMEOUT)
+    probe.command('client pause', 'client')
+    assert sends_nothing(conn, 0.5), 'the unsubscribe went out before the subscribe was answered'
+    conn.line({'type': 'subscribed', 'rate': 60, 'rotation': 0})
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'unsubscribe'}
+    probe.command('client resume', 'client')
+    assert sends_nothing(conn, 0.5), 'the subscribe went out before the unsubscribe was answered'
+    conn.line({'type': 'unsubscribed'})
+    assert conn.read_line(EVENT_TIMEOUT) == subscribe
+
+
+def test_a_paused_client_reconnects_paused_after_a_restart(fake_daemons, probes, socket_path):
+    server, probe = start(fake_daemons, probes, socket_path)
+    conn, _ = server.handshake()
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    probe.command('client pause', 'client')
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'unsubscribe'}
+    conn.line({'type': 'unsubscribed'})
+    conn.close()   # the daemon restarts
+    probe.wait(lambda e: e.get('event') == 'dispatch' and e['ret'] == -errno.ECONNRESET, EVENT_TIMEOUT)
+    conn = server.accept(EVENT_TIMEOUT)
+    conn.line(libpx.HELLO)
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'unsubscribe'}, 'a paused client subscribed'
+    conn.line({'type': 'unsubscribed'})
+    again = probe.wait(lambda e: e.get('event') == 'dispatch' and e['connected'], EVENT_TIMEOUT)
+    assert again['paused'] is True and again['error'] == 0 and again['timeout'] == -1
+    probe.command('client resume', 'client')
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'subscribe', 'rate': 60, 'rotation': 0}

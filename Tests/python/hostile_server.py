@@ -98,12 +98,14 @@ class Connection:
 
 class HostileServer:
     """Listens on `path`. With `answer=True` it greets every connection with hello and answers a
-    subscribe like parallaxd (subscribed + state); `on_subscribe(conn, cmd)` overrides that."""
+    subscribe like parallaxd (subscribed + state) and an unsubscribe (unsubscribed);
+    `on_subscribe(conn, cmd)` and `on_unsubscribe(conn, cmd)` override that."""
 
-    def __init__(self, path, answer=True, on_subscribe=None):
+    def __init__(self, path, answer=True, on_subscribe=None, on_unsubscribe=None):
         self.path = path
         self.answer = answer
         self.on_subscribe = on_subscribe
+        self.on_unsubscribe = on_unsubscribe
         self.connections = []
         self._cond = threading.Condition()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -131,6 +133,12 @@ class HostileServer:
                     pass   # the client left at once; it is still counted as a connection
 
     def on_command(self, conn, cmd):
+        if cmd.get('cmd') == 'unsubscribe':
+            if self.on_unsubscribe is not None:
+                self.on_unsubscribe(conn, cmd)
+            elif self.answer:
+                conn.send(line(dict({'type': 'unsubscribed'}, **({'id': cmd['id']} if 'id' in cmd else {}))))
+            return
         if cmd.get('cmd') != 'subscribe':
             return
         if self.on_subscribe is not None:

@@ -4,6 +4,7 @@ with grim, Mesa's software EGL in the client.
 
 Sway(...) starts one compositor per test in its own XDG_RUNTIME_DIR; Wallpaper(...) starts the
 client as the same account; screenshot() returns a pngkit.Picture."""
+import glob
 import os
 import pwd
 import re
@@ -111,6 +112,13 @@ class Sway:
         argv = ['grim'] + (['-o', output] if output else []) + [path]
         subprocess.run(as_account(argv), env=self.client_env, cwd=accounts.NEUTRAL_CWD, check=True, timeout=20)
         return pngkit.read(path)
+
+    def swaymsg(self, *command):
+        """Runs one sway IPC command (e.g. 'fullscreen', 'enable'); returns swaymsg's output."""
+        ipc = glob.glob(os.path.join(self.runtime, 'sway-ipc.*.sock'))[0]
+        result = subprocess.run(as_account(['swaymsg'] + list(command)), env=dict(self.client_env, SWAYSOCK=ipc),
+                                cwd=accounts.NEUTRAL_CWD, check=True, capture_output=True, text=True, timeout=20)
+        return result.stdout
 
     def announced_transforms(self):
         """The wl_output transforms (degrees, in the order of the outputs) the compositor announces

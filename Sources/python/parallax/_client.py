@@ -12,7 +12,7 @@ import time
 
 from ._backoff import BACKOFF_RESET_AFTER, Backoff
 from ._values import State
-from ._wire import LineReader, decode_line, decode_offset, decode_state, encode_subscribe
+from ._wire import LineReader, decode_line, decode_offset, decode_state, encode_subscribe, encode_unsubscribe
 
 # Where parallaxd listens when neither the caller nor $PARALLAXD_SOCKET names a socket.
 SYSTEM_SOCKET_PATH = '/run/parallaxd/parallaxd.sock'
@@ -31,8 +31,9 @@ RECV_CHUNK = 64 * 1024
 # Most bytes one dispatch() reads: a peer that writes faster than we parse cannot keep dispatch()
 # from returning; the descriptor stays readable and the loop calls again.
 MAX_BYTES_PER_DISPATCH = 1024 * 1024
-# The id on our subscribe command; the daemon echoes it in the reply or the error.
+# The ids on our subscribe and unsubscribe commands; the daemon echoes them in the reply or the error.
 SUBSCRIBE_ID = 'parallax-python-subscribe'
+UNSUBSCRIBE_ID = 'parallax-python-unsubscribe'
 # Longest error message kept in State.error (characters).
 MAX_ERROR_CHARS = 300
 # sun_path holds 108 bytes including the terminating NUL.
@@ -102,7 +103,10 @@ class Client:
         self._handshake_deadline = None  # while connected but not yet subscribed
         self._closed = False
         self._backoff = Backoff()
-        self._subscribed_at = None     # time.monotonic() of the "subscribed" reply, while subscribed
+        self._subscribed_at = None     # time.monotonic() the connection was answered, while connected
+        self._paused = False           # pause(): unsubscribed on the connection, kept across reconnections
+        self._subscribing = False      # the last command sent on this connection was subscribe
+        self._awaiting = False         # that command is not answered yet (one on the wire at a time)
         self._next_attempt = time.monotonic()
         self._poller = None
         self._try_connect()
@@ -126,12 +130,37 @@ class Client:
         reconnection, so re-register it whenever it differs from the one you watch."""
         return self._sock.fileno() if self._sock is not None else -1
 
+    @property
+    def paused(self):
+        """Whether pause() is in effect (until resume())."""
+        return self._paused
+
+    def pause(self):
+        """Stops the offsets without closing the connection, for a picture nobody can see
+        (docs/client-kit.md "Pausing while nobody can see"): the next dispatch() sends
+        `unsubscribe` (timeout() is 0 until then), and once no client is subscribed the daemon
+        closes its sensors after its Linger=. `offset` and `state` keep what they were; no offsets
+        come while paused, and a reconnection after a daemon restart stays paused. Sends nothing
+        itself, never blocks. Not for the blocking iterator, which would wait for ever."""
+        self._paused = True
+
+    def resume(self):
+        """Subscribes again on the same connection with the same rate, rotation and heading: the
+        next dispatch() sends `subscribe`, and the daemon answers with its current offset. Sends
+        nothing itself, never blocks; does nothing when not paused."""
+        self._paused = False
+
+    def _pause_change_due(self):
+        return self._sock is not None and not self._awaiting and self._paused == self._subscribing
+
     def timeout(self):
         """Seconds after which dispatch() must be called even without input (the reconnection
-        back-off, or the handshake deadline of a new connection; 0 when due), or None when only
-        input on fileno() matters."""
+        back-off, the deadline of an unanswered command, 0 when due or when a pause or resume is
+        to be sent), or None when only input on fileno() matters."""
         if self._closed:
             return None
+        if self._pause_change_due():
+            return 0.0
         if self._sock is None:
             due = self._next_attempt
         elif self._handshake_deadline is not None:
@@ -154,6 +183,8 @@ class Client:
             self._try_connect()
         if self._sock is not None:
             self._read_pending()
+        if self._pause_change_due():
+            self._send_command(now)
         if self._handshake_deadline is not None and now >= self._handshake_deadline:
             self._lost('parallaxd at %s did not answer the subscription within %g s'
                        % (self.socket_path, HANDSHAKE_TIMEOUT))
@@ -219,7 +250,7 @@ class Client:
         sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM | _socket.SOCK_NONBLOCK | _socket.SOCK_CLOEXEC)
         try:
             sock.connect(self.socket_path)
-            sock.send(encode_subscribe(self.rate, self.rotation, SUBSCRIBE_ID, self.heading), _socket.MSG_NOSIGNAL)
+            sock.send(self._command(), _socket.MSG_NOSIGNAL)
         except OSError as e:
             sock.close()
             reason = 'cannot connect to %s: %s' % (self.socket_path, os.strerror(e.errno) if e.errno else e)
@@ -231,6 +262,23 @@ class Client:
             return
         self._sock = sock
         self._handshake_deadline = time.monotonic() + HANDSHAKE_TIMEOUT
+
+    def _command(self):
+        """The command that brings the connection to what pause() / resume() asked for."""
+        self._subscribing = not self._paused
+        self._awaiting = True
+        if self._subscribing:
+            return encode_subscribe(self.rate, self.rotation, SUBSCRIBE_ID, self.heading)
+        return encode_unsubscribe(UNSUBSCRIBE_ID)
+
+    def _send_command(self, now):
+        """Sends a pause or resume on the live connection (one short line: the socket takes it)."""
+        try:
+            self._sock.send(self._command(), _socket.MSG_NOSIGNAL)
+        except OSError as e:
+            self._lost('writing to %s failed: %s' % (self.socket_path, os.strerror(e.errno) if e.errno else e))
+            return
+        self._handshake_deadline = now + HANDSHAKE_TIMEOUT
 
     def _schedule_retry(self, delay=None):
         """The next attempt after `delay` seconds, or after the back-off's next delay."""
@@ -245,6 +293,7 @@ class Client:
         self._poller = None
         self._handshake_deadline = None
         self._subscribed_at = None
+        self._awaiting = False
         self._reader.reset()
 
     def _lost(self, reason, retry=None):
@@ -292,6 +341,8 @@ class Client:
         if msg is None:
             return
         kind = msg['type']
+        if kind in ('offset', 'state') and not self._subscribing:
+            return   # paused: what the daemon sent before it read the unsubscribe is dropped
         if kind == 'hello':
             self._check_protocol(msg.get('protocol'))
         elif kind == 'offset':
@@ -304,10 +355,19 @@ class Client:
         elif kind == 'subscribed':
             rate = msg.get('rate')
             self.effective_rate = rate if isinstance(rate, int) and not isinstance(rate, bool) else None
-            self._subscribed_at = time.monotonic()
+            if not self._state.connected:
+                self._subscribed_at = time.monotonic()   # a resume keeps the connection's age
             self._handshake_deadline = None
+            self._awaiting = False
             self._state = self._state._replace(connected=True, error=None,
                                                heading=self.heading and msg.get('heading') is True)
+        elif kind == 'unsubscribed' and not self._subscribing and self._awaiting:
+            self._awaiting = False
+            self._handshake_deadline = None
+            if not self._state.connected:
+                # A paused client's new connection: answered, so connected (without offsets).
+                self._subscribed_at = time.monotonic()
+                self._state = self._state._replace(connected=True, error=None)
         elif kind == 'error':
             self._handle_error(msg)
 
@@ -325,7 +385,7 @@ class Client:
         ours = msg.get('id') in (SUBSCRIBE_ID, None)
         if code == 'permission_denied' and ours:
             self._deny(described)
-        elif msg.get('id') == SUBSCRIBE_ID:
+        elif msg.get('id') in (SUBSCRIBE_ID, UNSUBSCRIBE_ID):
             # Refused for another reason (e.g. unavailable): start over later, with back-off.
             self._lost('subscribe refused: ' + described)
         else:

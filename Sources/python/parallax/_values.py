@@ -47,7 +47,8 @@ class Offset(NamedTuple):
 class State(NamedTuple):
     """What the client knows about its daemon.
 
-    connected      the daemon accepted the subscription and the connection is up
+    connected      the daemon accepted the subscription (paused: answered the unsubscribe) and the
+                   connection is up
     sensor         'ok', 'lost' or 'none' (the daemon's last state line; 'none' while disconnected
                    and for values a later protocol may add: anything but 'ok' means "not ok")
     reduce_motion  the user asked for reduced motion: offsets stay at (0, 0)

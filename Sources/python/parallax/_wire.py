@@ -157,6 +157,11 @@ def decode_state(obj, previous, heading=False):
     return previous._replace(**changes)
 
 
+def encode_unsubscribe(request_id):
+    """The unsubscribe command line (bytes): pausing on a live connection (Client.pause)."""
+    return (json.dumps({'cmd': 'unsubscribe', 'id': request_id}, separators=(',', ':')) + '\n').encode('ascii')
+
+
 def encode_subscribe(rate, rotation, request_id, heading=False):
     """The subscribe command line (bytes, "\n"-terminated); "heading": true only when asked for,
     so a client without it sends protocol v1's line."""
