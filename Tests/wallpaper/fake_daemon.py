@@ -3,7 +3,7 @@ the offsets the test chooses) on a Unix socket. A fake because the pictures must
 the tests pick exact offsets and check where layers land to the pixel, which the real daemon's
 sensor fusion cannot be asked to produce. The real daemon drives the wallpaper in the demo.
 
-It records every subscription (rate, rotation) it answers, and whether each asked for heading
+It records every subscription (rate, rotation) it answers (and counts `unsubscribe` commands), and whether each asked for heading
 (`"heading": true`, DESIGN "Heading"): those subscribers get `yaw` and `vyaw` in their offset
 frames, as parallaxd does with a gyroscope; heading=False makes it answer like a daemon without
 one (`"heading": false`, frames without yaw)."""
@@ -23,6 +23,7 @@ class FakeDaemon:
         self.heading_requests = []        # the "heading" flag of each subscription, in that order
         self._heading = set()             # subscribers that get yaw
         self._asked_heading = set()       # subscribers that asked for it
+        self.unsubscribes = 0             # `unsubscribe` commands answered
         self.seq = 0
         self._clients = {}                # socket -> bytearray of unparsed input
         self._subscribed = set()
@@ -101,6 +102,12 @@ class FakeDaemon:
                         self._asked_heading.discard(conn)
                 self._send(conn, reply)
                 self._send(conn, self._state(conn))
+            elif cmd.get('cmd') == 'unsubscribe':
+                with self._lock:
+                    self._subscribed.discard(conn)
+                    self._heading.discard(conn)
+                    self.unsubscribes += 1
+                self._send(conn, {'type': 'unsubscribed'})
 
     def _state(self, conn):
         state = {'type': 'state', 'sensor': 'ok', 'reduce_motion': self.reduce_motion, 'calibrated': True}
