@@ -55,6 +55,9 @@ echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pi
 echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots)"
 PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/wallpaper
 
+echo "== GNOME Shell extension (headless gnome-shell 43, software rendering, screenshots over D-Bus; its core under plain gjs)"
+/usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/gnome
+
 echo "== Debian packages (dpkg-buildpackage from a copy of the tree into .build-deb/, lintian, contents, install and purge)"
 # The Swift programs in the debug configuration (noopt): release packages took 10-11 minutes on 2
 # shared cores, debug ones 4.5-7; cached (nothing changed) the tests take 30 s. Users' packages

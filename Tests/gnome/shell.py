@@ -28,6 +28,10 @@ WIDTH, HEIGHT = 1280, 720
 BACKGROUND = (90, 110, 140)       # the test picture's colour
 MARKER = (230, 40, 40)            # a square at its centre
 MARKER_SIZE = 40
+# JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
+CONTROLLER = "Main.extensionManager.lookup('%s').stateObj._parallax" % UUID
+SUBSCRIBED = CONTROLLER + '._subscriber.state.connected'
+IDLE_REASON = CONTROLLER + '.idleReason'
 
 
 def wait_until(predicate, timeout, what, interval=0.1):
@@ -61,9 +65,11 @@ def test_picture(path, width=WIDTH, height=HEIGHT):
 
 
 class GnomeShell:
-    def __init__(self, settings=None, interface=None, env=None, extension=True, width=WIDTH, height=HEIGHT):
+    def __init__(self, settings=None, interface=None, env=None, extension=True, width=WIDTH, height=HEIGHT,
+                 picture=None):
         """settings: {key: gvariant text} for the extension's schema; interface: the same for
-        org.gnome.desktop.interface; env: more environment for the shell (PARALLAXD_SOCKET)."""
+        org.gnome.desktop.interface; env: more environment for the shell (PARALLAXD_SOCKET);
+        picture: the background (a PNG, zoomed to cover), default the test picture."""
         self.dir = tempfile.mkdtemp(prefix='plx-gnome-', dir='/tmp')
         self.width, self.height = width, height
         home = os.path.join(self.dir, 'home')
@@ -93,11 +99,12 @@ class GnomeShell:
                 assemble('legacy', os.path.join(extensions, UUID))
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
                 enabled.append(UUID)
-            picture = test_picture(os.path.join(self.dir, 'background.png'), width, height)
+            options = "'zoom'" if picture else "'stretched'"
+            picture = picture or test_picture(os.path.join(self.dir, 'background.png'), width, height)
             self.gsettings('org.gnome.shell', 'disable-user-extensions', 'false')
             self.gsettings('org.gnome.shell', 'enabled-extensions', repr(enabled))
             self.gsettings('org.gnome.desktop.background', 'picture-uri', "'file://%s'" % picture)
-            self.gsettings('org.gnome.desktop.background', 'picture-options', "'stretched'")
+            self.gsettings('org.gnome.desktop.background', 'picture-options', options)
             for key, value in (interface or {}).items():
                 self.gsettings('org.gnome.desktop.interface', key, value)
             for key, value in (settings or {}).items():

@@ -3,12 +3,10 @@ reduce motion from the daemon (centred, still subscribed) and from GNOME's enabl
 (centred and unsubscribed, subscribed again when animations come back); the screen turned off
 through Mutter's PowerSaveMode (unsubscribed, subscribed again when it comes on); a rotated
 monitor (subscribes again with its rotation; x still moves the picture along the screen's x)."""
-from shell import HEIGHT, WIDTH, find_marker, wait_until
+from shell import HEIGHT, IDLE_REASON, WIDTH, find_marker, wait_until
 from test_background import CENTRE, marker_at, subscribed, uncovered_edges
 
 SCHEMA = 'org.gnome.shell.extensions.parallax'
-# Why the extension does not subscribe now (null: it does).
-IDLE_REASON = "Main.extensionManager.lookup('parallax@parallaxd').stateObj._parallax.idleReason"
 
 
 def test_daemon_reduce_motion_holds_it_centred(shells, fake_daemon):
