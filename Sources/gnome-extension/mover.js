@@ -23,7 +23,15 @@ var BackgroundMover = class BackgroundMover {
         const monitor = this._Main.layoutManager.monitors[index];
         if (!monitor)
             return;
-        for (const {actor, clip, rounded} of this._actors(index, where)) {
+        const actors = this._actors(index, where);
+        // Those moved before that are not to move now (the overview closed, a setting turned off,
+        // another primary monitor) go back to where GNOME put them.
+        const now = new Set(actors.map(a => a.actor));
+        for (const actor of [...this._touched.keys()]) {
+            if (!now.has(actor))
+                this._restore(actor);
+        }
+        for (const {actor, clip, rounded} of actors) {
             const p = this._placement.placement(offset, depthTravel, actor.width, actor.height, monitor.width);
             this._track(actor, rounded);
             actor.set_pivot_point(0.5, 0.5);
@@ -40,16 +48,20 @@ var BackgroundMover = class BackgroundMover {
 
     /** Every moved actor as GNOME left it. */
     reset() {
-        for (const [actor, tracked] of this._touched) {
-            actor.disconnect(tracked.destroyId);
-            actor.disconnect(tracked.allocationId);
-            actor.set_scale(1, 1);
-            actor.set_translation(0, 0, 0);
-            actor.remove_clip();
-            if (tracked.rounded)
-                this._restoreRoundedClip(actor);
-        }
-        this._touched.clear();
+        for (const actor of [...this._touched.keys()])
+            this._restore(actor);
+    }
+
+    _restore(actor) {
+        const tracked = this._touched.get(actor);
+        this._touched.delete(actor);
+        actor.disconnect(tracked.destroyId);
+        actor.disconnect(tracked.allocationId);
+        actor.set_scale(1, 1);
+        actor.set_translation(0, 0, 0);
+        actor.remove_clip();
+        if (tracked.rounded)
+            this._restoreRoundedClip(actor);
     }
 
     /** [{actor, clip, rounded}]: the monitor's backgrounds that are there now. */
