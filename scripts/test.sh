@@ -13,6 +13,9 @@
 # alone, ≈ 35 min in all): builds and unit tests ≈ 5 min, fuzzing 1.5 min, oracles 75 s,
 # integration 8.5 min, libparallax 40 s, Python 22 s, wallpaper 60 s, Debian packages (built once
 # per tree, noopt) ≈ 7 min, the lab ≈ 10 min plain and booted (the booted scenario alone 616 s).
+# The GNOME Shell extension (Tests/gnome, added later: 15 tests, one headless gnome-shell 43 per
+# test, each start 2-5 s) took 200 s on 2026-11-26 with the machine shared (85 s for the 7 of
+# test_background.py alone); setup.sh's gnome-shell and gjs add ≈ 350 MiB to a fresh machine.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
