@@ -240,3 +240,37 @@ uninstall-python:
 
 clean-libparallax:
 	rm -rf $(LIBPX_BUILD)
+
+# ---------------------------------------------------------------------------------------------
+# The GNOME Shell extension parallax@parallaxd (Sources/gnome-extension, docs/gnome.md): JavaScript
+# assembled for GNOME Shell 43 and 44 (GNOME_SHELL_FORM=legacy, imports.*: Debian 12) or 45 and
+# later (GNOME_SHELL_FORM=esm, ES modules) by Sources/gnome-extension/assemble.sh, its GSettings
+# schema in the system's schema directory (compiled there on a live install; Debian's glib
+# trigger compiles it for the package).
+#
+#   make install-gnome-extension  the extension alone (also part of `make install`)
+
+GNOME_SHELL_FORM ?= legacy
+GNOME_EXTDIR     ?= $(DATADIR)/gnome-shell/extensions/parallax@parallaxd
+GSCHEMADIR       ?= $(DATADIR)/glib-2.0/schemas
+GNOME_SCHEMA     := org.gnome.shell.extensions.parallax.gschema.xml
+PROJECT_VERSION  := $(shell sed -n 's/^version = "\(.*\)"$$/\1/p' pyproject.toml)
+
+.PHONY: install-gnome-extension uninstall-gnome-extension
+
+install-files: install-gnome-extension
+uninstall: uninstall-gnome-extension
+
+install-gnome-extension:
+	rm -rf $(call dest,$(GNOME_EXTDIR))
+	Sources/gnome-extension/assemble.sh $(GNOME_SHELL_FORM) $(call dest,$(GNOME_EXTDIR)) $(PROJECT_VERSION)
+	$(INSTALL) -d $(call dest,$(GSCHEMADIR))
+	$(INSTALL) -m 0644 $(call dest,$(GNOME_EXTDIR)/schemas/$(GNOME_SCHEMA)) $(call dest,$(GSCHEMADIR)/)
+	rm -rf $(call dest,$(GNOME_EXTDIR)/schemas)
+	chmod -R u=rwX,go=rX $(call dest,$(GNOME_EXTDIR))
+	@if [ -z $(call q,$(DESTDIR)) ] && command -v glib-compile-schemas >/dev/null; then glib-compile-schemas $(call q,$(GSCHEMADIR)); fi
+
+uninstall-gnome-extension:
+	rm -rf $(call dest,$(GNOME_EXTDIR))
+	rm -f $(call dest,$(GSCHEMADIR)/$(GNOME_SCHEMA))
+	@if [ -z $(call q,$(DESTDIR)) ] && command -v glib-compile-schemas >/dev/null && [ -d $(call q,$(GSCHEMADIR)) ]; then glib-compile-schemas $(call q,$(GSCHEMADIR)); fi

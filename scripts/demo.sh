@@ -2,7 +2,8 @@
 # The main job: build parallaxd and show live viewer offsets for a few seconds. On a machine
 # without IIO sensors it plays a bundled real motion recording through an emulated IIO device.
 # Then parallax-wallpaper runs on a headless Wayland desktop, driven by that recording through the
-# real daemon, and the demo writes an animated PNG and a contact sheet of it (scripts/demo_wallpaper.py).
+# real daemon, and the demo writes an animated PNG and a contact sheet of it (scripts/demo_wallpaper.py);
+# with gnome-shell installed the sheet ends with GNOME's background moved by the GNOME Shell extension.
 # Usage: scripts/demo.sh [--seconds N]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"

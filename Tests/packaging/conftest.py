@@ -11,7 +11,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
-PACKAGES = ('parallaxd', 'parallax-wallpaper', 'libparallax1', 'libparallax-dev', 'python3-parallax')
+PACKAGES = ('parallaxd', 'parallax-wallpaper', 'libparallax1', 'libparallax-dev', 'python3-parallax',
+            'gnome-shell-extension-parallax')
 
 
 class Deb:

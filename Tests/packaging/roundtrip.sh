@@ -66,7 +66,7 @@ mkdir -p "$root/var/lib/parallaxd"
 echo "[Gyroscope]" > "$root/var/lib/parallaxd/calibration.conf"
 in_root chown -R parallaxd:parallaxd /var/lib/parallaxd || say state_owner failed
 
-in_root dpkg --purge python3-parallax libparallax-dev libparallax1 parallax-wallpaper parallaxd \
+in_root dpkg --purge gnome-shell-extension-parallax python3-parallax libparallax-dev libparallax1 parallax-wallpaper parallaxd \
     > "$state/purge.log" 2>&1 && say purge ok || say purge failed
 say passwd_after "$(in_root getent passwd parallaxd || true)"
 say groups_after "$(in_root getent group parallaxd parallax || true)"

@@ -1,4 +1,4 @@
-"""The Debian packages as a user and lintian see them: the five packages of debian/control, each
+"""The Debian packages as a user and lintian see them: the six packages of debian/control, each
 with exactly its files (multiarch library directory, Debian 12's unit and rule directories, the
 user unit), the conffile, dependencies computed by dh_shlibdeps (Debian libraries, no Swift
 runtime), the maintainer scripts' promises, and lintian without errors or warnings."""
@@ -70,14 +70,23 @@ EXPECTED_FILES = {
         + ['/usr/lib/python3/dist-packages/parallax-%s.dist-info/%s' % (version_of_the_project(), f)
            for f in ('METADATA', 'RECORD', 'WHEEL', 'top_level.txt')]
         + doc('python3-parallax')),
+    # The GNOME 43/44 form (imports.*) of Sources/gnome-extension, its schema where glib's trigger
+    # compiles it.
+    'gnome-shell-extension-parallax': sorted(
+        ['/usr/share/gnome-shell/extensions/parallax@parallaxd/' + f for f in
+         ('controller.js', 'extension.js', 'metadata.json', 'mover.js', 'placement.js', 'preferences.js', 'prefs.js',
+          'protocol.js', 'subscriber.js')]
+        + ['/usr/share/glib-2.0/schemas/org.gnome.shell.extensions.parallax.gschema.xml']
+        + doc('gnome-shell-extension-parallax')),
 }
 
 
-def test_the_five_packages_carry_the_project_version(debs):
+def test_the_six_packages_carry_the_project_version(debs):
     assert sorted(debs) == sorted(PACKAGES)
     for deb in debs.values():
         assert deb.field('Version') == version_of_the_project(), deb.name
     assert debs['python3-parallax'].field('Architecture') == 'all'
+    assert debs['gnome-shell-extension-parallax'].field('Architecture') == 'all'
     for name in ('libparallax1', 'libparallax-dev'):
         assert debs[name].field('Multi-Arch') == 'same', name
 
@@ -123,6 +132,7 @@ def test_dependencies_are_debian_libraries_and_no_swift_runtime(debs):
     assert 'libparallax1' in depends(debs['libparallax-dev'])
     assert debs['libparallax-dev'].field('Depends').startswith('libparallax1 (= %s)' % version_of_the_project())
     assert depends(debs['python3-parallax']) <= {'python3', 'python3:any'}
+    assert debs['gnome-shell-extension-parallax'].field('Depends').endswith('gnome-shell (>= 43~), gnome-shell (<< 45~)')
     for deb in debs.values():
         assert 'swift' not in deb.field('Depends').lower(), deb.name
 
@@ -216,3 +226,25 @@ def test_lintian_no_errors_and_no_warnings(build_dir):
     assert bad == [], text
     # No override is left over from something that was fixed.
     assert [t for t in tags if t[2] in ('unused-override', 'mismatched-override')] == []
+
+
+def test_gnome_extension_is_the_gnome_43_form(debs, tmp_path):
+    """The package carries the imports.* build (GNOME 43/44, Debian 12): metadata for those
+    versions, no ES-module syntax, modules gjs loads, a schema that compiles."""
+    import json
+    root = debs['gnome-shell-extension-parallax'].extract(str(tmp_path / 'root'))
+    ext = os.path.join(root, 'usr/share/gnome-shell/extensions/parallax@parallaxd')
+    with open(os.path.join(ext, 'metadata.json')) as f:
+        metadata = json.load(f)
+    assert metadata['uuid'] == 'parallax@parallaxd' and metadata['shell-version'] == ['43', '44']
+    assert metadata['version-name'] == version_of_the_project()
+    for name in os.listdir(ext):
+        if name.endswith('.js'):
+            with open(os.path.join(ext, name)) as f:
+                assert not re.search(r'^(import|export) ', f.read(), re.M), name
+    out = subprocess.run(['gjs', '-c', "imports.searchPath.unshift('%s'); for (const m of ['protocol', 'placement', "
+                          "'subscriber', 'mover', 'controller', 'preferences']) imports[m];" % ext],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    schemas = os.path.join(root, 'usr/share/glib-2.0/schemas')
+    subprocess.run(['glib-compile-schemas', '--strict', '--dry-run', schemas], check=True)

@@ -1,0 +1,234 @@
+"""Harness for the GNOME Shell extension: a real gnome-shell 43 per test, headless
+(`--headless --wayland --virtual-monitor`, software rendering), on private session and system
+buses, in a throwaway HOME and XDG_RUNTIME_DIR, with the extension installed for that HOME only.
+
+Screenshots come from org.gnome.Shell.Screenshot and are decoded with scripts/pngkit.py; the
+test-only helper extension (helper-extension/) turns on the shell's unsafe mode so this process
+may call it and org.gnome.Shell.Eval. The shipped extension never does.
+
+GnomeShell(...) starts one; screenshot() returns a pngkit.Picture; gsettings(), eval() and
+display_config() talk to it; close() stops it and removes its folders."""
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+import pngkit  # noqa: E402
+
+UUID = 'parallax@parallaxd'
+HELPER_UUID = 'parallax-test-helper@parallaxd'
+SCHEMA = 'org.gnome.shell.extensions.parallax'
+WIDTH, HEIGHT = 1280, 720
+BACKGROUND = (90, 110, 140)       # the test picture's colour
+MARKER = (230, 40, 40)            # a square at its centre
+MARKER_SIZE = 40
+# JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
+CONTROLLER = "Main.extensionManager.lookup('%s').stateObj._parallax" % UUID
+SUBSCRIBED = CONTROLLER + '._subscriber.state.connected'
+IDLE_REASON = CONTROLLER + '.idleReason'
+
+
+def wait_until(predicate, timeout, what, interval=0.1):
+    """Polls predicate until it returns a true value (returned) or timeout seconds pass."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError('timed out after %.1f s waiting for %s (last: %r)' % (timeout, what, last))
+
+
+def assemble(form, dest):
+    """The extension as Sources/gnome-extension/assemble.sh builds it, its schema compiled in
+    place (a per-user install)."""
+    subprocess.run([os.path.join(ROOT, 'Sources', 'gnome-extension', 'assemble.sh'), form, dest, 'test'], check=True)
+    subprocess.run(['glib-compile-schemas', '--strict', os.path.join(dest, 'schemas')], check=True)
+    return dest
+
+
+def test_picture(path, width=WIDTH, height=HEIGHT):
+    """A background of one colour with a square marker at its centre (PNG: Debian's default
+    .webp has no loader here)."""
+    pic = pngkit.Picture.filled(width, height, BACKGROUND)
+    half = MARKER_SIZE // 2
+    pic.fill_rect(width // 2 - half, height // 2 - half, width // 2 + half, height // 2 + half, MARKER)
+    pngkit.write(path, pic)
+    return path
+
+
+class GnomeShell:
+    def __init__(self, settings=None, interface=None, env=None, extension=True, width=WIDTH, height=HEIGHT,
+                 picture=None):
+        """settings: {key: gvariant text} for the extension's schema; interface: the same for
+        org.gnome.desktop.interface; env: more environment for the shell (PARALLAXD_SOCKET);
+        picture: the background (a PNG, zoomed to cover), default the test picture."""
+        self.dir = tempfile.mkdtemp(prefix='plx-gnome-', dir='/tmp')
+        self.width, self.height = width, height
+        home = os.path.join(self.dir, 'home')
+        run = os.path.join(self.dir, 'run')
+        os.makedirs(home)
+        os.makedirs(run, mode=0o700)
+        data = os.path.join(home, '.local', 'share')
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(('DBUS_', 'WAYLAND_', 'DISPLAY', 'XDG_'))}
+        self.env.update(HOME=home, XDG_RUNTIME_DIR=run, XDG_DATA_HOME=data,
+                        XDG_CONFIG_HOME=os.path.join(home, '.config'), XDG_CACHE_HOME=os.path.join(home, '.cache'),
+                        LIBGL_ALWAYS_SOFTWARE='1', GSETTINGS_BACKEND='dconf', NO_AT_BRIDGE='1')
+        self._procs = []
+        self.shell = None
+        try:
+            for bus, conf in (('system', '/usr/share/dbus-1/session.conf'), ('session', '/usr/share/dbus-1/session.conf')):
+                path = os.path.join(self.dir, bus + '_bus')
+                self._procs.append(subprocess.Popen(['dbus-daemon', '--nofork', '--config-file=' + conf,
+                                                     '--address=unix:path=' + path], env=self.env,
+                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                self.env['DBUS_%s_BUS_ADDRESS' % bus.upper()] = 'unix:path=' + path
+                wait_until(lambda: os.path.exists(path), 10, 'the %s bus' % bus)
+            extensions = os.path.join(data, 'gnome-shell', 'extensions')
+            shutil.copytree(os.path.join(HERE, 'helper-extension'), os.path.join(extensions, HELPER_UUID))
+            enabled = [HELPER_UUID]
+            self.schemas = None
+            if extension:
+                assemble('legacy', os.path.join(extensions, UUID))
+                self.schemas = os.path.join(extensions, UUID, 'schemas')
+                enabled.append(UUID)
+            options = "'zoom'" if picture else "'stretched'"
+            picture = picture or test_picture(os.path.join(self.dir, 'background.png'), width, height)
+            self.gsettings('org.gnome.shell', 'disable-user-extensions', 'false')
+            self.gsettings('org.gnome.shell', 'enabled-extensions', repr(enabled))
+            self.gsettings('org.gnome.desktop.background', 'picture-uri', "'file://%s'" % picture)
+            self.gsettings('org.gnome.desktop.background', 'picture-options', options)
+            for key, value in (interface or {}).items():
+                self.gsettings('org.gnome.desktop.interface', key, value)
+            for key, value in (settings or {}).items():
+                self.gsettings(SCHEMA, key, value)
+            self.log_path = os.path.join(self.dir, 'shell.log')
+            self._log = open(self.log_path, 'wb')
+            self.shell = subprocess.Popen(
+                ['gnome-shell', '--headless', '--wayland', '--no-x11', '--virtual-monitor', '%dx%d' % (width, height),
+                 '--wayland-display', 'plx-gnome'],
+                env=dict(self.env, **(env or {})), stdout=self._log, stderr=subprocess.STDOUT, cwd=self.dir)
+            wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
+            wait_until(lambda: self.eval('String(Main.layoutManager._startingUp)') == '"false"', 60,
+                       'the shell to finish starting')
+            # The overview opens at start: the desktop is what the tests look at.
+            self.hide_overview()
+            # The "unsafe mode" notification's banner would cover the top of every screenshot.
+            self.eval('Main.messageTray.getSources().forEach(s => s.destroy())')
+        except BaseException:
+            self.close()
+            raise
+
+    def hide_overview(self):
+        self.eval('Main.overview.hide()')
+        wait_until(lambda: self.eval('String(Main.overview.visible || Main.overview.animationInProgress)') == '"false"',
+                   30, 'the overview to close')
+
+    def show_overview(self):
+        self.eval('Main.overview.show()')
+        wait_until(lambda: self.eval('String(Main.overview.visible && !Main.overview.animationInProgress)') == '"true"',
+                   30, 'the overview to open')
+
+    def _evaluates(self):
+        if self.shell.poll() is not None:
+            raise AssertionError('gnome-shell exited (%d):\n%s' % (self.shell.returncode, self.log()[-3000:]))
+        ok, _ = self._eval('1')
+        return ok
+
+    def _gdbus(self, dest, path, method, *args, check=True):
+        out = subprocess.run(['gdbus', 'call', '--session', '--dest', dest, '--object-path', path, '--method', method]
+                             + list(args), env=self.env, capture_output=True, text=True, timeout=30)
+        if check and out.returncode != 0:
+            raise AssertionError('%s failed: %s' % (method, out.stderr))
+        return out
+
+    def _eval(self, script):
+        out = self._gdbus('org.gnome.Shell', '/org/gnome/Shell', 'org.gnome.Shell.Eval', script, check=False)
+        if out.returncode != 0:
+            return False, out.stderr
+        text = out.stdout.strip()
+        ok = text.startswith('(true,')
+        value = ast.literal_eval(text[text.index(',') + 1:-1].strip())
+        return ok, value
+
+    def eval(self, script):
+        """The JSON text of the value of script evaluated in the shell."""
+        ok, value = self._eval(script)
+        if not ok:
+            raise AssertionError('Eval(%r) failed: %s' % (script, value))
+        return value
+
+    def gsettings(self, schema, key, value):
+        args = ['gsettings']
+        if schema == SCHEMA:
+            args += ['--schemadir', self.schemas]
+        subprocess.run(args + ['set', schema, key, value], env=self.env, check=True, timeout=30)
+
+    def screenshot(self):
+        path = os.path.join(self.dir, 'shot.png')
+        self._gdbus('org.gnome.Shell.Screenshot', '/org/gnome/Shell/Screenshot',
+                    'org.gnome.Shell.Screenshot.Screenshot', 'false', 'false', path)
+        pic = pngkit.read(path).rgb()
+        os.unlink(path)
+        return pic
+
+    def rotate(self, transform):
+        """Gives the virtual monitor Mutter's transform (1 = rotated by 90°) through the D-Bus
+        display configuration, as the desktop's settings or iio-sensor-proxy's rotation do."""
+        state = self._gdbus('org.gnome.Mutter.DisplayConfig', '/org/gnome/Mutter/DisplayConfig',
+                            'org.gnome.Mutter.DisplayConfig.GetCurrentState').stdout
+        serial = state.split(',', 1)[0].strip('( ').replace('uint32 ', '')
+        mode = '%dx%d@60.000' % (self.width, self.height)
+        self._gdbus('org.gnome.Mutter.DisplayConfig', '/org/gnome/Mutter/DisplayConfig',
+                    'org.gnome.Mutter.DisplayConfig.ApplyMonitorsConfig', serial, '1',
+                    "[(0, 0, 1.0, %d, true, [('Meta-0', '%s', {})])]" % (transform, mode), '{}')
+
+    def power_save(self, mode):
+        """Mutter's PowerSaveMode (0 on, 3 off), as GNOME's screen blanking sets it."""
+        self._gdbus('org.gnome.Mutter.DisplayConfig', '/org/gnome/Mutter/DisplayConfig',
+                    'org.freedesktop.DBus.Properties.Set', 'org.gnome.Mutter.DisplayConfig', 'PowerSaveMode',
+                    '<%d>' % mode)
+
+    def log(self):
+        try:
+            with open(self.log_path, 'rb') as f:
+                return f.read().decode(errors='replace')
+        except (OSError, AttributeError):
+            return ''
+
+    def close(self):
+        for proc in ([self.shell] if self.shell else []) + self._procs[::-1]:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        self.shell = None
+        self._procs = []
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def find_marker(pic, colour=MARKER, tolerance=40):
+    """(centre x, centre y, width, height) of the pixels near `colour`, or None."""
+    xs, ys = [], []
+    data, w = pic.data, pic.width
+    r0, g0, b0 = colour
+    for y in range(0, pic.height):
+        row = y * w * 3
+        for x in range(0, w):
+            i = row + x * 3
+            if abs(data[i] - r0) <= tolerance and abs(data[i + 1] - g0) <= tolerance and abs(data[i + 2] - b0) <= tolerance:
+                xs.append(x)
+                ys.append(y)
+    if not xs:
+        return None
+    return ((min(xs) + max(xs) + 1) / 2, (min(ys) + max(ys) + 1) / 2, max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
