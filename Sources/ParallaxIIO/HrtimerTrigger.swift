@@ -108,7 +108,9 @@ final class HrtimerTrigger {
         guard getenv("UMOCKDEV_DIR") == nil else {
             throw .init(reason: "no hrtimer trigger: /sys is not the kernel's sysfs")
         }
+        // The module first: it brings configfs, whose mount point exists only once configfs is loaded.
         var why: [String] = []
+        let loaded = loadModule(module)
         if !SysfsText.exists(configfs + "/iio") && SysfsText.list(configfs).isEmpty {
             if mount("configfs", configfs, "configfs", 0, nil) == 0 {
                 logger.info("mounted configfs at \(configfs)")
@@ -116,11 +118,8 @@ final class HrtimerTrigger {
                 why.append("configfs is not mounted at \(configfs) and mounting it failed (\(SysfsText.describe(errno: errno)))")
             }
         }
-        if !SysfsText.exists(directory) {
-            let status = loadModule(module)
-            if !SysfsText.exists(directory) {
-                why.append("\(module) is not loaded (\(status))")
-            }
+        if why.isEmpty && !SysfsText.exists(directory) {
+            why.append("\(module) is not loaded (\(loaded))")
         }
         if !why.isEmpty {
             throw .init(reason: "no hrtimer trigger: " + why.joined(separator: "; ") + " (docs/operations.md \"Software triggers\")")
