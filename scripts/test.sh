@@ -13,6 +13,9 @@
 # alone, ≈ 35 min in all): builds and unit tests ≈ 5 min, fuzzing 1.5 min, oracles 75 s,
 # integration 8.5 min, libparallax 40 s, Python 22 s, wallpaper 60 s, Debian packages (built once
 # per tree, noopt) ≈ 7 min, the lab ≈ 10 min plain and booted (the booted scenario alone 616 s).
+# The lab's second kernel (bookworm-backports 6.12, Tests/lab/test_kernel_612.py) adds ≈ 5 min:
+# fetching it once ≈ 50 s, a boot of 33-40 s, four I2C IMUs 3.2 min, two hub smoke tests ≈ 1 min
+# (measured on the loaded machine, 2026-11-26); ≈ 40 min in all.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
