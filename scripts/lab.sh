@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The real-kernel lab: Debian 12's own kernel under qemu-system-x86_64 (TCG), its HID sensor-hub
-# IIO drivers fed by our sensor hub over /dev/uhid in the guest (docs/lab.md).
+# IIO drivers fed by our sensor hub over /dev/uhid in the guest (docs/lab.md); and a second kernel,
+# bookworm-backports' 6.12, for the I2C IMU drivers (through i2c-stub) and software triggers.
+#
+#   PARALLAX_LAB_BOOT=backports scripts/lab.sh [run …]   boot the backports kernel instead
 #
 #   scripts/lab.sh                  prepare (cached in .build-lab/), boot, a root shell on the console
 #   scripts/lab.sh run CMD [ARG…]   prepare, boot, run CMD in the guest (through the agent), power off;
@@ -10,6 +13,11 @@
 #
 # What is cached, each rebuilt when its recipe (hashed into a stamp) changes:
 #   kernel/     the kernel package (downloaded with apt-get, unpacked, depmod'ed)
+#   kernel-backports/, initramfs-backports.cpio.gz   the same for bookworm-backports' kernel
+#               (apt/ holds the private package lists of the backports suite: /etc/apt is not
+#               touched). Its modules are not in root.img: the guest mounts them over 9p at
+#               /lib/modules/VERSION (Tests/lab/labvm.py). A failure to fetch it is a warning:
+#               the tests on that kernel skip with the reason.
 #   rootfs/     a debootstrap'ed Debian 12 (minbase + the packages below + the kernel's modules),
 #   root.img    packed into an ext4 image (booted with snapshot=on: the cached image never changes)
 #   initramfs.cpio.gz  busybox, the modules to reach the disk and the 9p shares, and init/
@@ -35,8 +43,11 @@ fi
 ROOTFS_PACKAGES=(systemd udev dbus kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace
                  adduser libwayland-client0 libwayland-egl1 libegl1 libgles2 libpng16-16 libjpeg62-turbo
                  iio-sensor-proxy)
-# Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies).
-INITRAMFS_MODULES=(virtio_pci virtio_blk ext4 9pnet_virtio 9p)
+# Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies;
+# ext4's crc32c comes as a soft dependency, which --show-depends does not follow).
+INITRAMFS_MODULES=(virtio_pci virtio_blk crc32c_generic ext4 9pnet_virtio 9p)
+# The second kernel: bookworm-backports' (I2C_STUB, IIO software triggers, the I2C IMU drivers).
+BACKPORTS_KERNEL="${PARALLAX_LAB_BACKPORTS_KERNEL:-linux-image-6.12.95+deb12-amd64-unsigned}"
 
 log() { printf 'lab: %s\n' "$*" >&2; }
 hash_of() { sha256sum | cut -c1-16; }
@@ -47,25 +58,55 @@ kernel_package() {
   apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1
 }
 
+# prepare_kernel PACKAGE NAME [APT OPTION…]: the package unpacked into $LAB/NAME/ (tree/, vmlinuz,
+# version), modules depmod'ed (the backports package ships no modules.dep); NAME.stamp says for what.
 prepare_kernel() {
-  local pkg="$1" stamp
+  local pkg="$1" name="$2" stamp; shift 2
+  local dir="$LAB/$name"
   stamp="$(printf '%s\n' "$pkg" "kernel-v1" | hash_of)"
-  if [ "$(cat "$LAB/kernel.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/kernel/vmlinuz" ]; then return; fi
+  if [ "$(cat "$LAB/$name.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$dir/vmlinuz" ]; then return; fi
   if [ ! -w "$LAB" ]; then
-    [ -f "$LAB/kernel/vmlinuz" ] && { log "kernel recipe changed, but $LAB is not writable: using the cached kernel"; return; }
+    [ -f "$dir/vmlinuz" ] && { log "kernel recipe changed, but $LAB is not writable: using the cached kernel"; return; }
     log "SKIP: $LAB is not writable and has no kernel"; exit 77
   fi
   log "kernel: fetching $pkg"
-  rm -rf "$LAB/kernel" "$LAB/kernel.stamp"
-  mkdir -p "$LAB/kernel/deb"
-  (cd "$LAB/kernel/deb" && apt-get download -q "$pkg" >/dev/null 2>&1) || { log "apt-get download $pkg failed"; exit 1; }
-  dpkg-deb -x "$LAB/kernel/deb/"*.deb "$LAB/kernel/tree"
+  rm -rf "$dir" "$LAB/$name.stamp"
+  mkdir -p "$dir/deb"
+  (cd "$dir/deb" && apt-get "$@" download -q "$pkg" >/dev/null 2>&1) || { log "apt-get download $pkg failed"; return 1; }
+  dpkg-deb -x "$dir/deb/"*.deb "$dir/tree"
   local version
-  version="$(ls "$LAB/kernel/tree/lib/modules")"
-  depmod -b "$LAB/kernel/tree" "$version"
-  ln -s "tree/boot/vmlinuz-$version" "$LAB/kernel/vmlinuz"
-  echo "$version" > "$LAB/kernel/version"
-  echo "$stamp" > "$LAB/kernel.stamp"
+  version="$(ls "$dir/tree/lib/modules")"
+  depmod -b "$dir/tree" "$version"
+  ln -s "tree/boot/vmlinuz-$version" "$dir/vmlinuz"
+  echo "$version" > "$dir/version"
+  echo "$stamp" > "$LAB/$name.stamp"
+}
+
+# The backports suite's package lists, in $LAB/apt/ (the host's apt sources stay as they are).
+backports_apt_options() {
+  local apt="$LAB/apt"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
+  printf 'deb %s bookworm-backports main\n' "$MIRROR" > "$apt/sources.list"
+  printf '%s\n' -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
+    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Get::List-Cleanup=0
+}
+
+prepare_backports_kernel() {
+  local stamp options
+  stamp="$(printf '%s\n' "$BACKPORTS_KERNEL" "kernel-v1" | hash_of)"
+  if [ "$(cat "$LAB/kernel-backports.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/kernel-backports/vmlinuz" ]; then
+    prepare_initramfs kernel-backports initramfs-backports.cpio.gz; return
+  fi
+  mapfile -t options < <(backports_apt_options)
+  if ! apt-get -q "${options[@]}" update > "$LAB/apt/update.log" 2>&1; then
+    log "WARNING: apt-get update of bookworm-backports failed (see $LAB/apt/update.log): no second kernel"
+    return 0
+  fi
+  if ! ( prepare_kernel "$BACKPORTS_KERNEL" kernel-backports "${options[@]}" ); then
+    log "WARNING: no second kernel ($BACKPORTS_KERNEL): its tests will skip"
+    return 0
+  fi
+  prepare_initramfs kernel-backports initramfs-backports.cpio.gz
 }
 
 prepare_rootfs() {
@@ -107,19 +148,20 @@ prepare_rootfs() {
   echo "$stamp" > "$LAB/rootfs.stamp"
 }
 
+# prepare_initramfs [KERNEL_DIR_NAME OUTPUT]: busybox, init and that kernel's modules to reach the disk.
 prepare_initramfs() {
-  local version kdir stamp busybox
-  version="$(cat "$LAB/kernel/version")"
-  kdir="$LAB/kernel/tree"
+  local name="${1:-kernel}" output="${2:-initramfs.cpio.gz}" version kdir stamp busybox
+  version="$(cat "$LAB/$name/version")"
+  kdir="$LAB/$name/tree"
   busybox="$(command -v busybox || true)"
   [ -n "$busybox" ] || { log "busybox not found (apt-get install busybox-static)"; exit 1; }
-  stamp="$( { cat "$LAB/kernel.stamp"; printf '%s\n' "${INITRAMFS_MODULES[@]}"; cat "$GUEST/initramfs-init"; sha256sum "$busybox"; echo initramfs-v1; } | hash_of)"
-  if [ "$(cat "$LAB/initramfs.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/initramfs.cpio.gz" ]; then return; fi
+  stamp="$( { cat "$LAB/$name.stamp"; printf '%s\n' "${INITRAMFS_MODULES[@]}"; cat "$GUEST/initramfs-init"; sha256sum "$busybox"; echo initramfs-v1; } | hash_of)"
+  if [ "$(cat "$LAB/$output.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/$output" ]; then return; fi
   if [ ! -w "$LAB" ]; then
-    [ -f "$LAB/initramfs.cpio.gz" ] && { log "initramfs recipe changed, but $LAB is not writable: using the cached one"; return; }
+    [ -f "$LAB/$output" ] && { log "initramfs recipe changed, but $LAB is not writable: using the cached one"; return; }
     log "SKIP: $LAB is not writable and has no initramfs"; exit 77
   fi
-  log "initramfs: busybox + ${INITRAMFS_MODULES[*]}"
+  log "initramfs ($output): busybox + ${INITRAMFS_MODULES[*]}"
   local dir="$LAB/initramfs.tmp"
   rm -rf "$dir"
   mkdir -p "$dir"/{bin,dev,proc,sys,newroot,modules}
@@ -134,16 +176,18 @@ prepare_initramfs() {
       set -- ${line#"insmod $kdir/"}
       local module="$kdir/$1" base
       base="$(basename "$module")"
+      # busybox insmod takes plain .ko files only: the backports kernel ships .ko.xz.
+      case "$base" in *.xz) base="${base%.xz}" ;; esac
       if ! grep -qx "$base" "$dir/modules/order"; then
-        cp "$module" "$dir/modules/$base"
+        case "$module" in *.xz) xz -dc "$module" > "$dir/modules/$base" ;; *) cp "$module" "$dir/modules/$base" ;; esac
         echo "$base" >> "$dir/modules/order"
       fi
     done
   done
   install -m 0755 "$GUEST/initramfs-init" "$dir/init"
-  (cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$LAB/initramfs.cpio.gz"
+  (cd "$dir" && find . | cpio -o -H newc --quiet | gzip -1) > "$LAB/$output"
   rm -rf "$dir"
-  echo "$stamp" > "$LAB/initramfs.stamp"
+  echo "$stamp" > "$LAB/$output.stamp"
 }
 
 prepare() {
@@ -172,9 +216,10 @@ prepare() {
     pkg="$(kernel_package)"
   fi
   [ -n "$pkg" ] || { log "SKIP: no Debian kernel package known to apt (apt-cache depends linux-image-amd64)"; exit 77; }
-  prepare_kernel "$pkg"
+  prepare_kernel "$pkg" kernel || exit 1
   prepare_rootfs
   prepare_initramfs
+  prepare_backports_kernel
   log "prepared in $((SECONDS - t0)) s ($LAB)"
 }
 
@@ -190,6 +235,6 @@ case "${1:-shell}" in
     [ $# -gt 0 ] || { echo "usage: scripts/lab.sh run [--systemd] CMD [ARG…]" >&2; exit 2; }
     prepare
     exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" run "${mode[@]}" -- "$@" ;;
-  -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' ;;
   *) echo "usage: scripts/lab.sh [shell | run CMD [ARG…] | prepare]" >&2; exit 2 ;;
 esac

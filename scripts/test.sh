@@ -18,6 +18,9 @@
 # The GNOME Shell extension (Tests/gnome, added later: 15 tests, one headless gnome-shell 43 per
 # test, each start 2-5 s) took 200 s on 2026-11-26 with the machine shared (85 s for the 7 of
 # test_background.py alone); setup.sh's gnome-shell and gjs add ≈ 350 MiB to a fresh machine.
+# The lab's second kernel (bookworm-backports 6.12, Tests/lab/test_kernel_612.py) adds ≈ 5 min:
+# fetching it once ≈ 50 s, a boot of 33-40 s, four I2C IMUs 3.2 min, two hub smoke tests ≈ 1 min
+# (measured on the loaded machine, 2026-11-26); ≈ 40 min in all.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"

@@ -18,8 +18,12 @@
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <linux/netlink.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 const uint32_t PLX_EPOLLIN = EPOLLIN;
 const uint32_t PLX_EPOLLOUT = EPOLLOUT;
@@ -300,4 +304,20 @@ long plx_uevent_receive(int fd, char *buffer, size_t length, size_t *properties)
     if (first == (size_t)n || memchr(buffer, '@', first) == NULL) return -3;
     *properties = first + 1;
     return n;
+}
+
+int plx_run_and_wait(const char *program, const char *arg1, const char *arg2) {
+    char *argv[4] = {(char *)program, (char *)arg1, arg1 ? (char *)arg2 : NULL, NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    int rc = posix_spawn(&pid, program, &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return -rc;
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return -errno;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

@@ -93,6 +93,7 @@ extension Daemon: CommandEffects {
             source: supervisor.source,
             sensor: supervisor.state,
             sensors: supervisor.sensors.map { SensorInfo(kind: $0.kind.rawValue, device: $0.device, rate: $0.rate, capture: $0.capture,
+                                                                trigger: $0.trigger, choice: $0.choice,
                                                                 limits: $0.limits.map(\.description)) },
             mode: config.motion.mode.rawValue,
             inputRate: supervisor.sampleTimes.rate(now: now),

@@ -35,6 +35,8 @@ final class DeviceStream {
     let sensitivity: HubSensitivity?
     /// Whether the device rests at the hub: it has a change sensitivity the daemon may write.
     var restsAtHub: Bool { sensitivity?.isWritable == true }
+    /// What drives its buffer (shown in `status`), and the software trigger it owns, if any.
+    let trigger: DeviceTrigger
     /// What this device was refused at open, worded by consequence (SensorLimit).
     private(set) var limits: [SensorLimit] = []
     /// How the device runs at rest, nil while it runs at its full rate (IIOBufferedDriver+Rest.swift).
@@ -78,7 +80,6 @@ final class DeviceStream {
         }
         let timestampChannel = device.channels.first { $0.id == "timestamp" && iio_channel_is_scan_element($0.pointer) }
 
-        try IIOBufferedDriver.ensureTrigger(device, context: context, logger: logger)
         var limits: [SensorLimit] = []
         if monotonicClock && timestampChannel != nil, let refused = Self.useMonotonicClock(device, logger: logger) {
             limits.append(refused)
@@ -99,44 +100,57 @@ final class DeviceStream {
         for limit in limits { logger.warning("\(device.id) (\(device.name)): \(limit)") }
         self.limits = limits
 
-        for channel in scanned { iio_channel_enable(channel.pointer) }
-        if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
-        let buffer: IIOBuffer
-        do throws(IIOBufferError) {
-            buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill,
-                                   handBack: accel != nil && BufferClaim.isMarked(deviceID: device.id))
+        // After the rate: a software trigger is made to fire at the device's rate.
+        let trigger = try IIOBufferedDriver.ensureTrigger(device, context: context, rate: rate,
+                                                          isLocal: context.uri == "local:", logger: logger)
+        self.trigger = trigger
+        // A trigger made for this stream goes again if the stream does not come to be (after
+        // the buffer is disabled: an enabled buffer's trigger cannot be detached).
+        var opened: IIOBuffer?
+        do throws(Unavailable) {
+            for channel in scanned { iio_channel_enable(channel.pointer) }
+            if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
+            let buffer: IIOBuffer
+            do throws(IIOBufferError) {
+                buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill,
+                                       handBack: accel != nil && BufferClaim.isMarked(deviceID: device.id))
+            } catch {
+                switch error {
+                case .cannotCreate(let err):
+                    throw Unavailable(reason: IIOBufferedDriver.explainCreateFailure(errno: err, deviceID: device.id, deviceName: device.name))
+                case .cannotPoll(let err):
+                    throw Unavailable(reason: "the buffer of \(device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
+                }
+            }
+            opened = buffer
+            self.buffer = buffer
+            (queueScans, wakesPerScan) = try IIOBufferedDriver.configureKernelQueue(device, logger: logger)
+
+            // Where each channel sits in a scan: libiio knows the alignment rules.
+            func field(_ channel: IIOChannelHandle) throws(Unavailable) -> ScanField {
+                let format = iio_channel_get_data_format(channel.pointer).pointee
+                let offset = buffer.offset(of: channel) ?? -1
+                let f = ScanField(offset: offset, bytes: Int(format.length) / 8, bits: Int(format.bits),
+                                  shift: Int(format.shift), isSigned: format.is_signed, isBigEndian: format.is_be)
+                guard f.isValid, offset >= 0, format.repeat <= 1 else {
+                    throw Unavailable(reason: "\(device.id) \(channel.id): unsupported scan type (\(format.length) bits of storage, \(format.bits) used, shift \(format.shift))")
+                }
+                return f
+            }
+            func fields(_ sensor: Sensor?) throws(Unavailable) -> [ScanField]? {
+                guard let sensor else { return nil }
+                var out: [ScanField] = []
+                for c in sensor.channels.axes { out.append(try field(c)) }
+                return out
+            }
+            let timestampField = try timestampChannel.map { (c) throws(Unavailable) in try field(c) }
+            layout = ScanLayout(accel: try fields(accel), gyro: try fields(gyro), timestamp: timestampField, step: buffer.step)
+            times = ScanTimes(source: ScanTimes.source(of: device, hasChannel: timestampField != nil), period: period)
         } catch {
-            switch error {
-            case .cannotCreate(let err):
-                throw Unavailable(reason: IIOBufferedDriver.explainCreateFailure(errno: err, deviceID: device.id, deviceName: device.name))
-            case .cannotPoll(let err):
-                throw Unavailable(reason: "the buffer of \(device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
-            }
+            opened?.close()
+            trigger.release()
+            throw error
         }
-        self.buffer = buffer
-        (queueScans, wakesPerScan) = try IIOBufferedDriver.configureKernelQueue(device, logger: logger)
-
-        // Where each channel sits in a scan: libiio knows the alignment rules.
-        func field(_ channel: IIOChannelHandle) throws(Unavailable) -> ScanField {
-            let format = iio_channel_get_data_format(channel.pointer).pointee
-            let offset = buffer.offset(of: channel) ?? -1
-            let f = ScanField(offset: offset, bytes: Int(format.length) / 8, bits: Int(format.bits),
-                              shift: Int(format.shift), isSigned: format.is_signed, isBigEndian: format.is_be)
-            guard f.isValid, offset >= 0, format.repeat <= 1 else {
-                throw Unavailable(reason: "\(device.id) \(channel.id): unsupported scan type (\(format.length) bits of storage, \(format.bits) used, shift \(format.shift))")
-            }
-            return f
-        }
-        func fields(_ sensor: Sensor?) throws(Unavailable) -> [ScanField]? {
-            guard let sensor else { return nil }
-            var out: [ScanField] = []
-            for c in sensor.channels.axes { out.append(try field(c)) }
-            return out
-        }
-        let timestampField = try timestampChannel.map { (c) throws(Unavailable) in try field(c) }
-        layout = ScanLayout(accel: try fields(accel), gyro: try fields(gyro), timestamp: timestampField, step: buffer.step)
-
-        times = ScanTimes(source: ScanTimes.source(of: device, hasChannel: timestampField != nil), period: period)
         staging = ScanStaging(layout: layout, scans: IIOBufferedDriver.scansPerRefill)
         raws.reserveCapacity(IIOBufferedDriver.scansPerRefill + 1)
         lastData = MonotonicClock.now()
@@ -229,7 +243,10 @@ final class DeviceStream {
     /// Half the kernel queue, at most half a second: the rest is margin for a late wake-up.
     var queueSpan: Int64 { min(Int64(queueScans / 2) * forecast.scanPeriod, 500_000_000) }
 
-    func close() { buffer.close() }
+    func close() {
+        buffer.close()
+        trigger.release()
+    }
 
     /// Sets `current_timestamp_clock` to monotonic, so the kernel's scan times are the daemon's
     /// clock. Only while the buffer is disabled: the kernel refuses (EBUSY) while it runs, so

@@ -141,10 +141,15 @@ public final class IIOBufferedDriver: SensorDriver {
         var devices = claim == nil ? [accelChannels.device] : []
         if let g = found.gyro, g.device.id != accelChannels.device.id { devices.append(g.device) }
         var streams: [DeviceStream] = []
-        for device in devices {
-            streams.append(try DeviceStream(
-                device: device, context: context, accel: sensor(.accelerometer, on: device), gyro: sensor(.gyroscope, on: device),
-                pollRate: settings.pollRate, monotonicClock: devices.count > 1 || claim != nil, logger: logger))
+        do throws(Unavailable) {
+            for device in devices {
+                streams.append(try DeviceStream(
+                    device: device, context: context, accel: sensor(.accelerometer, on: device), gyro: sensor(.gyroscope, on: device),
+                    pollRate: settings.pollRate, monotonicClock: devices.count > 1 || claim != nil, logger: logger))
+            }
+        } catch {
+            for stream in streams { stream.close() }  // (their triggers too)
+            throw error
         }
         self.streams = streams
         let polled = claim.flatMap { _ in
@@ -164,23 +169,31 @@ public final class IIOBufferedDriver: SensorDriver {
                 logger.info("accelerometer: \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), polled at \(FixedRate(polled.rate)) Hz beside the buffered gyroscope")
                 return SensorDescription(kind: r.kind, device: device.name, location: device.id, rate: polled.rate,
                                          mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes,
-                                         capture: "polled at \(FixedRate(polled.rate)) Hz: \(claim)")
+                                         capture: "polled at \(FixedRate(polled.rate)) Hz: \(claim)",
+                                         choice: found.choice ?? "")
             }
             let rate = stream?.activeRate ?? settings.pollRate
             logger.info("\(r.kind == .accelerometer ? "accelerometer" : "gyroscope"): \(device.id) (\(device.name)), mount matrix \(r.matrix.text) from \(r.source), buffered at \(FixedRate(rate)) Hz")
             return SensorDescription(kind: r.kind, device: device.name, location: isLocal ? device.id : "\(settings.uri) \(device.id)",
                                      rate: rate, mountMatrix: r.matrix, mountMatrixSource: r.source, frame: r.frame, notes: r.notes,
-                                     capture: "buffered", limits: stream?.limits.filter { $0.kind == nil || $0.kind == r.kind } ?? [])
+                                     capture: "buffered", trigger: stream?.trigger.description ?? "",
+                                     choice: r.kind == .accelerometer ? found.choice ?? "" : "",
+                                     limits: stream?.limits.filter { $0.kind == nil || $0.kind == r.kind } ?? [])
         }
         if found.gyro == nil {
             logger.notice("no gyroscope found: accelerometer-only motion (tilt only, no fast rotation)")
         }
 
         readiness = plx_epoll_create()
-        guard readiness >= 0 else { throw Unavailable(reason: "cannot create an epoll descriptor: \(String(cString: strerror(errno)))") }
+        guard readiness >= 0 else {
+            let err = errno
+            for stream in streams { stream.close() }
+            throw Unavailable(reason: "cannot create an epoll descriptor: \(String(cString: strerror(err)))")
+        }
         for (i, stream) in streams.enumerated() where plx_epoll_add(readiness, stream.buffer.pollFD, PLX_EPOLLIN, UInt64(i)) < 0 {
             let err = errno
             Glibc.close(readiness)
+            for stream in streams { stream.close() }
             throw Unavailable(reason: "the buffer of \(stream.device.id) cannot be polled (\(IIOContext.describe(errno: err)))")
         }
         removalWatch = isLocal ? DeviceRemovalWatch(deviceIDs: streams.map(\.device.id)) : nil

@@ -13,16 +13,31 @@ enum IIODiscovery {
         let axes: [IIOChannelHandle]
     }
 
+    /// `choice`: with more than one accelerometer, which one drives the offset and which are
+    /// ignored, with their locations (shown in `status`); nil with one.
     static func find(in devices: [IIODeviceHandle], isLocal: Bool = false,
-                     logger: Logger? = nil) -> (accel: Channels?, gyro: Channels?) {
+                     logger: Logger? = nil) -> (accel: Channels?, gyro: Channels?, choice: String?) {
         let accels = preferDisplay(devices.compactMap { axes(of: $0, type: "accel") }, isLocal: isLocal, logger: logger)
         let gyros = devices.compactMap { axes(of: $0, type: "anglvel") }
         // Among the accelerometers at the best location, a combined IMU wins.
         let best = accels.first.map { location(of: $0.device, isLocal: isLocal) }
+        var chosen = (accels.first, gyros.first)
         for a in accels where location(of: a.device, isLocal: isLocal) == best {
-            if let g = gyros.first(where: { $0.device.id == a.device.id }) { return (a, g) }
+            if let g = gyros.first(where: { $0.device.id == a.device.id }) { chosen = (a, g); break }
         }
-        return (accels.first, gyros.first)
+        return (chosen.0, chosen.1, chosen.0.flatMap { choice(of: $0, among: accels, isLocal: isLocal) })
+    }
+
+    /// "iio:device0 (accel-display, display) over iio:device1 (accel-base, base)": the chosen
+    /// accelerometer and the ignored ones, each with its label (if any) and location.
+    static func choice(of chosen: Channels, among accels: [Channels], isLocal: Bool) -> String? {
+        guard accels.count > 1 else { return nil }
+        func describe(_ c: Channels) -> String {
+            let label = c.device.label.map { $0.filter { !$0.isWhitespace && $0 != "\0" } }.flatMap { $0.isEmpty ? nil : $0 }
+            return "\(c.device.id) (\([label, "\(location(of: c.device, isLocal: isLocal))"].compactMap { $0 }.joined(separator: ", ")))"
+        }
+        let ignored = accels.filter { $0.device.id != chosen.device.id }.map(describe)
+        return "\(describe(chosen)) over \(ignored.joined(separator: ", "))"
     }
 
     /// Where an accelerometer sits, in iio-sensor-proxy's convention: a convertible has one in the

@@ -88,7 +88,7 @@ public final class IIOPolledDriver: SensorDriver {
                                                   location: isLocal ? channels.device.id : "\(settings.uri) \(channels.device.id)",
                                                   rate: min(pollRate, rate ?? pollRate),
                                                   mountMatrix: matrix, mountMatrixSource: source, frame: frame, notes: notes,
-                                                  capture: capture))
+                                                  capture: capture, choice: kind == .accelerometer ? found.choice ?? "" : ""))
             logger.info("\(kind == .accelerometer ? "accelerometer" : "gyroscope"): \(channels.device.id) (\(channels.device.name)), mount matrix \(matrix.text) from \(source), polled at \(pollRate) Hz")
             return axis
         }

@@ -27,13 +27,19 @@ public struct SensorDescription: Sendable, Equatable {
     /// How its samples are read: "buffered", "polled" or "polled: <why not buffered>" (IIO),
     /// "replay"; shown in `status` (docs/sensors.md "Decision rule").
     public var capture: String
+    /// What drives a buffered device's scans (DeviceTrigger): "own: bmi160-dev0",
+    /// "hrtimer: parallaxd-device0 at 100 Hz (made by parallaxd)", …; "" when not buffered.
+    public var trigger: String
+    /// With several accelerometers, which one drives the offset over which ignored ones
+    /// (IIODiscovery.choice); "" otherwise and for gyroscopes.
+    public var choice: String
     /// What the device refused the daemon and what that costs (SensorLimit), shown in `status`.
     public var limits: [SensorLimit]
 
     public init(kind: SensorKind, device: String, location: String, rate: Double,
                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity",
                 frame: SensorFrame = .identity, notes: [String] = [], capture: String = "",
-                limits: [SensorLimit] = []) {
+                trigger: String = "", choice: String = "", limits: [SensorLimit] = []) {
         self.kind = kind
         self.device = device
         self.location = location
@@ -43,6 +49,8 @@ public struct SensorDescription: Sendable, Equatable {
         self.frame = frame
         self.notes = notes
         self.capture = capture
+        self.trigger = trigger
+        self.choice = choice
         self.limits = limits
     }
 }

@@ -131,6 +131,10 @@ public enum ServerMessage: Sendable, Equatable {
                 writer.key("capture")
                 writer.string(sensor.capture)
             }
+            for (key, value) in [("trigger", sensor.trigger), ("choice", sensor.choice)] where !value.isEmpty {
+                writer.key(key)
+                writer.string(value)
+            }
             if !sensor.limits.isEmpty {
                 writer.key("limits")
                 writer.beginArray()

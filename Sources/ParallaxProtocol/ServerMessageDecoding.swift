@@ -75,6 +75,7 @@ extension ServerMessage {
             return SensorInfo(
                 kind: kind, device: entry["device"]?.stringValue ?? "", rate: entry["rate"]?.doubleValue ?? 0,
                 capture: entry["capture"]?.stringValue ?? "",
+                trigger: entry["trigger"]?.stringValue ?? "", choice: entry["choice"]?.stringValue ?? "",
                 limits: (entry["limits"]?.arrayValue ?? []).compactMap(\.stringValue))
         }
         return StatusReport(

@@ -21,16 +21,26 @@ public struct SensorInfo: Sendable, Equatable {
     /// How it is read: "buffered", "polled", "polled: <why not buffered>", "replay"; "" from
     /// servers before the field existed.
     public var capture: String
+    /// What drives a buffered device's scans: "own: NAME", "hrtimer: NAME at R Hz (made by
+    /// parallaxd)", "current: NAME (…)", "other: NAME", "none: …"; "" when not buffered and
+    /// from servers before the field existed.
+    public var trigger: String
+    /// With several accelerometers, the one that drives the offset over the ignored ones
+    /// ("iio:device0 (accel-display, display) over iio:device1 (accel-base, base)"); "" otherwise.
+    public var choice: String
     /// What the device refused the daemon, each worded by its consequence with the attribute and
     /// the reason ("the hub cannot rest: reading at full rate while still (in_accel_hysteresis:
     /// Permission denied)"); empty when nothing was refused (and from older servers).
     public var limits: [String]
 
-    public init(kind: String, device: String, rate: Double, capture: String = "", limits: [String] = []) {
+    public init(kind: String, device: String, rate: Double, capture: String = "", trigger: String = "",
+                choice: String = "", limits: [String] = []) {
         self.kind = kind
         self.device = device
         self.rate = rate
         self.capture = capture
+        self.trigger = trigger
+        self.choice = choice
         self.limits = limits
     }
 }

@@ -54,6 +54,15 @@ struct StatusCommand: ParsableCommand {
                 lines.append(row("capture", "\(sensor.kind): \(sensor.capture)"))
             }
         }
+        // What drives each buffered sensor's scans, once per trigger (a combined IMU's two
+        // sensors share one); which accelerometer was chosen among several.
+        var triggers: Set<String> = []
+        for sensor in report.sensors where !sensor.trigger.isEmpty && triggers.insert(sensor.trigger).inserted {
+            lines.append(row("trigger", "\(sensor.kind): \(sensor.trigger)"))
+        }
+        for sensor in report.sensors where !sensor.choice.isEmpty {
+            lines.append(row("choice", sensor.choice))
+        }
         // What a device refused, once each (a device-wide limit shows under both of its sensors).
         var said: Set<String> = []
         for sensor in report.sensors {

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labvm import REPO, Lab, LabError, missing_artifacts  # noqa: E402
-from labkit import Daemon, GuestHub  # noqa: E402
+from labkit import Daemon, GuestHub, GuestImu  # noqa: E402
 
 TIMINGS = []
 # The guests booted so far (powered off before the other mode boots).
@@ -39,8 +39,12 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_collection_modifyitems(items):
-    """The booted-mode tests last (stable otherwise), so each mode boots once."""
-    items.sort(key=lambda item: 'booted' in getattr(item, 'fixturenames', ()))
+    """The plain guest's tests first, then the backports kernel's, then the booted mode's
+    (stable otherwise), so each guest boots once."""
+    def order(item):
+        names = getattr(item, 'fixturenames', ())
+        return 2 if 'booted' in names else 1 if 'lab_backports' in names else 0
+    items.sort(key=order)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -99,6 +103,41 @@ def lab():
         vm.shutdown()
     finally:
         shutil.rmtree(odd, ignore_errors=True)
+
+
+@pytest.fixture(scope='session')
+def lab_backports():
+    """The plain guest on bookworm-backports' 6.12 kernel (i2c-stub, the I2C IMU drivers,
+    software triggers); test modules that run on it override `lab` with it. Boots once, after the
+    Debian 12 kernel's guest is powered off; skips with the reason where that kernel could not
+    be fetched (scripts/lab.sh prepare warns then)."""
+    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    why = missing_artifacts('backports')
+    if why:
+        pytest.skip('the backports kernel (6.12) is not available: ' + why)
+    vm = boot_guest('6.12 (bookworm-backports), init.sh as PID 1', kernel='backports')
+    yield vm
+    vm.shutdown()
+
+
+@pytest.fixture
+def make_imu(lab, request):
+    """make_imu(chip) → a GuestImu whose IIO devices exist (guest/i2cimu.py); removed
+    (delete_device, devices awaited gone) when the test ends."""
+    imus = []
+
+    def make(chip, **options):
+        imu = GuestImu(lab, socket=f'/run/i2cimu-{chip}-{len(imus)}.sock')
+        imus.append(imu)
+        imu.start(chip, **options)
+        return imu
+
+    yield make
+    for imu in imus:
+        failed = getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
+        if failed:
+            print(f'--- imu log {imu.log}:\n' + lab.run(f'tail -n 40 {imu.log}').stdout)
+        imu.stop()
 
 
 @pytest.fixture(scope='session')

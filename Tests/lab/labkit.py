@@ -9,6 +9,7 @@ import threading
 from labvm import GUEST_DIR, LabError
 
 HUB = os.path.join(GUEST_DIR, 'sensorhub.py')
+IMU = os.path.join(GUEST_DIR, 'i2cimu.py')
 IIOBUF = os.path.join(GUEST_DIR, 'iiobuf.py')
 PLXRUN = os.path.join(GUEST_DIR, 'plxrun.py')
 IIO = '/sys/bus/iio/devices'
@@ -70,6 +71,19 @@ class GuestHub:
             self.ctl('quit')          # replies once the IIO devices are gone
         except LabError:
             pass
+
+
+class GuestImu(GuestHub):
+    """An I2C IMU in the guest (guest/i2cimu.py: a real driver on i2c-stub, its data registers
+    written from one process), driven over its control socket with the hub's motion ops."""
+
+    def start(self, chip, rate=125, timeout=60):
+        argv = ['python3', IMU, 'serve', '--chip', chip, '--background', '--socket', self.socket,
+                '--log', self.log, '--rate', str(rate)]
+        out = self.lab.check(argv, timeout=timeout)
+        self.info = json.loads(out.split(' ', 3)[3])
+        self.names = list(self.info['iio'])
+        return self.info
 
 
 def device(lab, name):

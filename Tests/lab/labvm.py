@@ -5,6 +5,7 @@ to the guest agent (Tests/lab/guest/agent.py) over a virtio-serial port.
 
     lab = Lab.boot()                       # returns once the agent answers
     lab = Lab.boot(systemd=True)           # systemd as PID 1: returns once the boot has finished
+    lab = Lab.boot(kernel='backports')     # bookworm-backports' 6.12 kernel instead of Debian 12's
     r = lab.run(['cat', '/proc/version'])  # Result(rc, stdout, stderr, timed_out, seconds)
     lab.read(path), lab.write(path, value) # a guest file, without starting a process
     out = lab.check('ls /sys/bus/iio/devices')   # a str is run by bash; non-zero rc raises
@@ -15,6 +16,7 @@ Command line (scripts/lab.sh uses it after preparing):
                                    boot (--systemd: systemd as PID 1), run CMD in the guest, print its
                                    output, power off, exit rc
     labvm.py shell                 boot with a root shell on the console (Ctrl-A x quits qemu)
+PARALLAX_LAB_BOOT=backports chooses the second kernel for both.
 """
 import json
 import os
@@ -37,6 +39,13 @@ READY = b'LAB-AGENT-READY'
 # the guest programs) and the Swift runtime the debug binaries link (RUNPATH /opt/swift/…).
 SHARES = [('repo', REPO)] + ([('swift', '/opt/swift')] if os.path.isdir('/opt/swift') else [])
 
+# The kernels scripts/lab.sh prepares: name → (its directory in LAB_DIR, its initramfs). Debian 12's
+# own is the default; bookworm-backports' (6.12) has i2c-stub, the I2C IMU drivers and software
+# triggers. The backports modules are not in root.img: they are shared over 9p at /lib/modules/VER.
+KERNELS = {'bookworm': ('kernel', 'initramfs.cpio.gz'),
+           'backports': ('kernel-backports', 'initramfs-backports.cpio.gz')}
+DEFAULT_KERNEL = os.environ.get('PARALLAX_LAB_BOOT', 'bookworm')
+
 # PARALLAX_LAB_TRACE=1: print every request to the guest with the time it took (stderr).
 TRACE = os.environ.get('PARALLAX_LAB_TRACE') == '1'
 
@@ -58,24 +67,43 @@ def qemu_value(text):
     return text.replace(',', ',,')
 
 
-def missing_artifacts():
+def missing_artifacts(kernel=None):
     """Why the lab cannot boot from .build-lab/ (None when it can)."""
     if not shutil.which('qemu-system-x86_64'):
         return 'qemu-system-x86_64 is not installed (scripts/setup.sh installs it as root)'
-    for name in ('kernel/vmlinuz', 'initramfs.cpio.gz', 'root.img'):
+    kdir, initramfs = KERNELS[kernel or DEFAULT_KERNEL]
+    for name in (f'{kdir}/vmlinuz', f'{kdir}/version', initramfs, 'root.img'):
         path = os.path.join(LAB_DIR, name)
         if not os.access(path, os.R_OK):
             return f'{path} is missing or unreadable (scripts/lab.sh prepare builds it)'
     return None
 
 
-def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append='', systemd=False, extra_shares=()):
+def kernel_version(kernel=None):
+    with open(os.path.join(LAB_DIR, KERNELS[kernel or DEFAULT_KERNEL][0], 'version')) as f:
+        return f.read().strip()
+
+
+def module_shares(kernel):
+    """(tag, host directory, guest path) of a kernel whose modules root.img does not hold."""
+    if kernel == 'bookworm':
+        return []
+    version = kernel_version(kernel)
+    return [('modules', os.path.join(LAB_DIR, KERNELS[kernel][0], 'tree', 'lib', 'modules', version),
+             '/lib/modules/' + version)]
+
+
+def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append='', systemd=False, extra_shares=(),
+                 kernel=None):
     """systemd=True: the booted mode (guest/systemd-init.sh execs systemd as PID 1). Only the
     repository is shared then, not /opt/swift: what is installed there must run on its own.
-    extra_shares: more (tag, host directory) pairs, read-only at the same path in the guest."""
-    kernel = os.path.join(LAB_DIR, 'kernel', 'vmlinuz')
+    extra_shares: more (tag, host directory) pairs, read-only at the same path in the guest.
+    kernel: a name in KERNELS (default: DEFAULT_KERNEL)."""
+    kernel = kernel or DEFAULT_KERNEL
+    kdir, initramfs = KERNELS[kernel]
+    shares = [(tag, path, path) for tag, path in (SHARES[:1] if systemd else SHARES) + list(extra_shares)]
+    shares += module_shares(kernel)
     init = os.path.join(GUEST_DIR, 'systemd-init.sh' if systemd else 'init.sh')
-    shares = (SHARES[:1] if systemd else SHARES) + list(extra_shares)
     append = ['console=ttyS0', 'panic=-1', 'loglevel=4', 'lab.init=' + cmdline_value(init)]
     if systemd:
         # udev would load drivers for qemu's default hardware the tests never use (slow under TCG).
@@ -83,18 +111,18 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
                    'modprobe.blacklist=' + ','.join(['bochs', 'floppy', 'parport_pc', 'ppdev', 'pcspkr', 'psmouse',
                                                      'serio_raw', 'i2c_piix4', 'kvm', 'kvm_intel', 'kvm_amd',
                                                      'drm', 'drm_kms_helper', 'ata_piix', 'libata', 'evdev'])]
-    append += [f'lab.share={cmdline_value(tag)}:{cmdline_value(path)}' for tag, path in shares]
+    append += [f'lab.share={cmdline_value(tag)}:{cmdline_value(guest)}' for tag, _, guest in shares]
     if shell:
         append.append('lab.shell=1')
     if extra_append:
         append.append(extra_append)
     cmd = ['qemu-system-x86_64', '-accel', 'tcg', '-smp', str(cpus), '-m', str(memory),
            '-nic', 'none', '-no-reboot',
-           '-kernel', kernel, '-initrd', os.path.join(LAB_DIR, 'initramfs.cpio.gz'),
+           '-kernel', os.path.join(LAB_DIR, kdir, 'vmlinuz'), '-initrd', os.path.join(LAB_DIR, initramfs),
            '-append', ' '.join(append),
            # snapshot=on: guest writes go to a temporary overlay, the cached image never changes.
            '-drive', f'file={qemu_value(os.path.join(LAB_DIR, "root.img"))},format=raw,if=virtio,snapshot=on']
-    for tag, path in shares:
+    for tag, path, _ in shares:
         cmd += ['-virtfs', f'local,path={qemu_value(path)},mount_tag={qemu_value(tag)},security_model=none,readonly=on']
     if systemd:
         cmd += ['-vga', 'none']
@@ -122,6 +150,7 @@ class Lab:
         self.systemd = False
         self.system_state = None
         self.extra_shares = []
+        self.kernel = DEFAULT_KERNEL
         self._ready = threading.Event()
         self._exited = threading.Event()
         self._replies = {}
@@ -130,15 +159,17 @@ class Lab:
         self._send_lock = threading.Lock()
 
     @classmethod
-    def boot(cls, timeout=240, console_path=None, memory=1024, cpus=2, systemd=False, shares=()):
+    def boot(cls, timeout=240, console_path=None, memory=1024, cpus=2, systemd=False, shares=(), kernel=None):
         """Boots the lab and returns once the guest agent answers (raises LabError on failure).
         systemd=True: systemd is PID 1 (guest/systemd-init.sh) and this returns once its boot has
         finished (`systemctl is-system-running --wait`; its answer is in .system_state).
-        shares: (tag, host directory) pairs shared read-only at the same path besides the repository."""
-        why = missing_artifacts()
+        shares: (tag, host directory) pairs shared read-only at the same path besides the repository.
+        kernel: 'bookworm' (Debian 12's, the default) or 'backports' (6.12; KERNELS)."""
+        why = missing_artifacts(kernel)
         if why:
             raise LabError(why)
         lab = cls()
+        lab.kernel = kernel or DEFAULT_KERNEL
         lab.systemd = systemd
         lab.extra_shares = list(shares)
         lab._start(timeout, console_path, memory, cpus)
@@ -153,7 +184,7 @@ class Lab:
         listener.bind(sock_path)
         listener.listen(1)
         self.proc = subprocess.Popen(qemu_command(sock_path, memory=memory, cpus=cpus, systemd=self.systemd,
-                                                  extra_shares=self.extra_shares),
+                                                  extra_shares=self.extra_shares, kernel=self.kernel),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         threading.Thread(target=self._console_reader, daemon=True).start()

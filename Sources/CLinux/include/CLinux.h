@@ -98,4 +98,9 @@ int plx_is_unix_listener(int fd);
 /// send(2) with MSG_NOSIGNAL | MSG_DONTWAIT.
 ssize_t plx_send(int fd, const void *buf, size_t len);
 
+/// Runs `program` (an absolute path) with `arg1`, `arg2` (either may be NULL), stdin from
+/// /dev/null, and waits for it: its exit status (0-255), 128 + the signal that ended it, or
+/// -errno when it could not be started.
+int plx_run_and_wait(const char *program, const char *arg1, const char *arg2);
+
 #endif
