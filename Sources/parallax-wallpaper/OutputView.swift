@@ -11,6 +11,8 @@ final class OutputView {
     private var smoother: OffsetSmoother
     /// Reduce motion as the app decided it (scene, daemon, desktop).
     private var reduceMotion: () -> Bool
+    /// Motion to photon (--stats only): the frames drawn and the daemon frames received.
+    var probe: PresentationProbe?
 
     init(surface: WallpaperSurface, smoothing: Double, reduceMotion: @escaping () -> Bool) {
         self.surface = surface
@@ -65,7 +67,9 @@ final class OutputView {
         let input = liveOffset
         lastInput = input
         drewOnce = true
-        return smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+        let offset = smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+        probe?.drew(frame: surface.pacer.committedFrames, sample: input, x: offset.x, y: offset.y, expectedAt: shownAt)
+        return offset
     }
 
     /// The daemon frame (or the centre) behind the last frame drawn.
@@ -77,6 +81,7 @@ final class OutputView {
     /// yet, or the smoother is still settling. Prediction alone never asks for frames: no more
     /// frames than offset updates.
     func update() {
+        probe?.received(subscriber?.offset)
         if !drewOnce || liveOffset != lastInput || !smoother.isSettled {
             surface.requestRedraw()
         }

@@ -58,7 +58,7 @@ final class WallpaperSurface {
         self.role = role
         self.surface = surface
         self.egl = egl
-        pacer = FramePacer(presentation: client.presentation, clockIsMonotonic: client.presentationClock == UInt32(Glibc.CLOCK_MONOTONIC))
+        pacer = FramePacer(presentation: client.presentation, clock: client.presentationClock)
         let me = Unmanaged.passUnretained(self).toOpaque()
         switch role {
         case .background(let output):
@@ -132,7 +132,8 @@ final class WallpaperSurface {
         afterFrame?()
     }
 
-    fileprivate func frameDone() {
+    fileprivate func frameDone(milliseconds: UInt32) {
+        pacer.frameCallbackDone(milliseconds: milliseconds)
         if let frameCallback { wl_callback_destroy(frameCallback) }
         frameCallback = nil
         drawIfDue()
@@ -208,7 +209,7 @@ final class WallpaperSurface {
 
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
         let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
-        listener.initialize(to: wl_callback_listener(done: { data, _, _ in of(data)?.frameDone() }))
+        listener.initialize(to: wl_callback_listener(done: { data, _, time in of(data)?.frameDone(milliseconds: time) }))
         return listener
     }()
 }

@@ -75,12 +75,15 @@ def shared_dir(prefix):
 class Sway:
     """Headless sway (wlroots pixman renderer) with outputs of the given config lines."""
 
-    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1):
+    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1, refresh=None):
+        """refresh: the outputs' refresh rate (Hz); wlroots' headless default is 60."""
         self.runtime = private_dir('plx-wl-run-')
         self.home = private_dir('plx-wl-home-')
         lines = []
         for n in range(1, outputs + 1):
             line = 'output HEADLESS-%d mode %dx%d' % (n, width, height)
+            if refresh is not None:
+                line += '@%gHz' % refresh
             if transform is not None:
                 line += ' transform %s' % transform
             if scale is not None:
@@ -132,6 +135,30 @@ class Sway:
         shutil.rmtree(self.runtime, ignore_errors=True)
         shutil.rmtree(self.home, ignore_errors=True)
 
+
+class Weston:
+    """Headless weston (pixman renderer, one output) as the unprivileged account: a compositor
+    that answers wp_presentation feedback, which headless sway 1.7 (wlroots 0.15) does not. It has
+    no wlr-layer-shell, so the wallpaper runs in it with --window. Attributes as Sway's."""
+
+    def __init__(self, width=640, height=360):
+        self.runtime = private_dir('plx-wl-run-')
+        self.home = private_dir('plx-wl-home-')
+        self.log_path = os.path.join(self.home, 'weston.log')
+        self.log = open(self.log_path, 'w')
+        argv = ['weston', '--backend=headless-backend.so', '--use-pixman', '--no-config', '--socket=wayland-1',
+                '--width=%d' % width, '--height=%d' % height]
+        env = {'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime, 'LANG': 'C.UTF-8'}
+        self.proc = subprocess.Popen(as_account(argv), env=env, cwd=accounts.NEUTRAL_CWD,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        socket_path = os.path.join(self.runtime, 'wayland-1')
+        wait_until(lambda: os.path.exists(socket_path) or self.proc.poll() is not None, 20, 'weston to listen')
+        if self.proc.poll() is not None:
+            raise RuntimeError('weston exited: ' + open(self.log_path).read()[-2000:])
+        self.client_env = {'XDG_RUNTIME_DIR': self.runtime, 'WAYLAND_DISPLAY': 'wayland-1',
+                           'PATH': '/usr/bin:/bin', 'HOME': self.home, 'LANG': 'C.UTF-8'}
+
+    close = Sway.close
 
 class Wallpaper:
     """parallax-wallpaper running on a Sway as the unprivileged account."""
