@@ -18,7 +18,12 @@ extension WallpaperApp {
             bySource[probe.source, default: PresentationSummary()].merge(probe.summary)
         }
         var lines: [String] = []
-        if let reason = views.lazy.compactMap(\.surface.pacer.feedbackUnavailable).first {
+        let reasons = views.compactMap { view -> String? in
+            guard let probe = view.probe else { return nil }
+            if let reason = view.surface.pacer.feedbackUnavailable { return reason }
+            return probe.source == .frameCallback ? "the compositor has answered no request yet" : nil
+        }
+        if let reason = reasons.first {
             lines.append("presentation: no wp_presentation feedback (\(reason)); the times below are the frame callbacks'")
         }
         let refresh = views.lazy.compactMap(\.surface.pacer.refreshPeriod).first

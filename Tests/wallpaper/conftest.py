@@ -55,6 +55,20 @@ def sways():
 
 
 @pytest.fixture
+def westons():
+    """start(**Weston kwargs) → a running headless Weston; all are closed when the test ends."""
+    started = []
+
+    def start(**kw):
+        w = desktop.Weston(**kw)
+        started.append(w)
+        return w
+    yield start
+    for w in started:
+        w.close()
+
+
+@pytest.fixture
 def wallpapers(request):
     """start(sway, args, env=None) → a running Wallpaper; stopped (its log shown on failure)."""
     started = []
