@@ -14,6 +14,9 @@ public struct PresentedFrame: Sendable, Equatable {
     public var frame: Int
     /// `t` of the daemon frame behind the offset drawn (CLOCK_MONOTONIC ns).
     public var sampleTime: Int64
+    /// When the frame was drawn (ns): the sample waited until then for its frame, the rest of
+    /// the latency is the compositor's.
+    public var drawnAt: Int64
     /// When the frame was expected on screen, the moment its offset was predicted for (ns).
     public var expectedAt: Int64
     /// When wp_presentation says it was shown (ns).
@@ -46,6 +49,7 @@ public struct PresentationStats: Sendable {
         var sample: (t: Int64, x: Double, y: Double)?
         var x: Double
         var y: Double
+        var drawnAt: Int64
         var expectedAt: Int64
     }
 
@@ -66,9 +70,9 @@ public struct PresentationStats: Sendable {
         return result
     }
 
-    /// A frame was committed showing (`x`, `y`), predicted for `expectedAt` from `sample` (nil: the
-    /// centre, no daemon frame behind it).
-    public mutating func drew(frame: Int, sample: ParallaxOffset?, x: Double, y: Double, expectedAt: Int64) {
+    /// A frame drawn at `drawnAt` was committed showing (`x`, `y`), predicted for `expectedAt` from
+    /// `sample` (nil: the centre, no daemon frame behind it).
+    public mutating func drew(frame: Int, sample: ParallaxOffset?, x: Double, y: Double, drawnAt: Int64, expectedAt: Int64) {
         summary.drawn += 1
         if drawn.count >= Self.waitingLimit {
             drawn.removeFirst()
@@ -76,7 +80,7 @@ public struct PresentationStats: Sendable {
         }
         // What is drawn is finite (ParallaxOffset.predicted); a NaN here would poison every percentile.
         drawn.append(Drawn(frame: frame, sample: sample.map { ($0.t, $0.x, $0.y) },
-                           x: x.isFinite ? x : 0, y: y.isFinite ? y : 0, expectedAt: expectedAt))
+                           x: x.isFinite ? x : 0, y: y.isFinite ? y : 0, drawnAt: drawnAt, expectedAt: expectedAt))
         if let sample { _ = received(sample) }
     }
 
@@ -142,7 +146,7 @@ public struct PresentationStats: Sendable {
             if difference(time, earlier.t) < difference(later.t, time) { nearest = earlier }
         }
         return PresentedFrame(
-            frame: frame.frame, sampleTime: sample.t, expectedAt: frame.expectedAt, presentedAt: time,
+            frame: frame.frame, sampleTime: sample.t, drawnAt: frame.drawnAt, expectedAt: frame.expectedAt, presentedAt: time,
             error: distance(frame.x - truth.x, frame.y - truth.y),
             nearestError: distance(frame.x - nearest.x, frame.y - nearest.y),
             nearestGap: Int64(clamping: difference(time, nearest.t).magnitude))

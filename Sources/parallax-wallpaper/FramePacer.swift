@@ -98,16 +98,18 @@ final class FramePacer {
     /// The frame callback of the last frame came: the compositor composited it at `milliseconds`
     /// (the protocol leaves the base open; wlroots and weston use CLOCK_MONOTONIC). The full time
     /// is rebuilt from now (the value wraps every 49.7 days) and taken at the middle of its
-    /// millisecond; one outside [commit − 1 ms, now] is not on our clock and is not reported.
+    /// millisecond; one before the commit, or more than `maximumLatency` ago, is not on our clock
+    /// (or not this frame's) and is not reported.
     func frameCallbackDone(milliseconds: UInt32) {
         guard let (frame, committedAt) = callbackFrame else { return }
         callbackFrame = nil
         let now = plx_monotonic_ns()
         let nowMilliseconds = now / 1_000_000
         let ago = Int64(UInt32(truncatingIfNeeded: nowMilliseconds) &- milliseconds)
-        let at = (nowMilliseconds - ago) * 1_000_000 + 500_000
+        // The middle of the millisecond, but never later than now (it may be the current one).
+        let at = min((nowMilliseconds - ago) * 1_000_000 + 500_000, now)
         // The millisecond may hold a moment after the commit: [ms, ms + 1) against the commit time.
-        guard at + 500_000 > committedAt, at <= now else {
+        guard at + 500_000 > committedAt, ago < Self.maximumLatency / 1_000_000 else {
             implausibleCallbacks += 1
             return
         }

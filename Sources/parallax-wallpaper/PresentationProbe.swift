@@ -5,6 +5,7 @@
 // compositor composited the frame, to the millisecond), which stand in, said as much, where the
 // compositor gives no presentation feedback. Exists only with --stats.
 
+import CLinux
 import ParallaxClient
 import ParallaxProtocol
 import ParallaxWallpaper
@@ -44,11 +45,12 @@ final class PresentationProbe {
     /// Everything so far, by `source`; frames still waiting count as unanswered or unresolved.
     var summary: PresentationSummary { source == .presentation ? presented.finalSummary : composited.finalSummary }
 
-    /// The frame numbered `frame` draws (`x`, `y`), predicted for `expectedAt` from `sample`
+    /// The frame numbered `frame` draws (`x`, `y`) now, predicted for `expectedAt` from `sample`
     /// (nil: the centre).
     func drew(frame: Int, sample: ParallaxOffset?, x: Double, y: Double, expectedAt: Int64) {
-        presented.drew(frame: frame, sample: sample, x: x, y: y, expectedAt: expectedAt)
-        composited.drew(frame: frame, sample: sample, x: x, y: y, expectedAt: expectedAt)
+        let now = plx_monotonic_ns()
+        presented.drew(frame: frame, sample: sample, x: x, y: y, drawnAt: now, expectedAt: expectedAt)
+        composited.drew(frame: frame, sample: sample, x: x, y: y, drawnAt: now, expectedAt: expectedAt)
     }
 
     /// The subscription's newest daemon frame (called after each dispatch; repeats are ignored).
@@ -64,6 +66,7 @@ final class PresentationProbe {
         for f in frames {
             log("presented frame=\(f.frame) by=\(origin.rawValue) t=\(f.sampleTime) at=\(f.presentedAt)"
                 + " latency=" + FixedDecimal.text(Double(f.latency) / 1e6, decimals: 3) + " ms"
+                + " drawn-after=" + FixedDecimal.text((Double(f.drawnAt) - Double(f.sampleTime)) / 1e6, decimals: 3) + " ms"
                 + " predicted-for=" + FixedDecimal.text((Double(f.expectedAt) - Double(f.presentedAt)) / 1e6, decimals: 3, plusSign: true) + " ms"
                 + " error=" + FixedDecimal.text(f.error, decimals: 5)
                 + " nearest-error=" + FixedDecimal.text(f.nearestError, decimals: 5)

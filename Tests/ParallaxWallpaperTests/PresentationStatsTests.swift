@@ -19,7 +19,7 @@ import Testing
         // Drawn from the frame at 10 ms, predicted for 30 ms: x = 0.03 exactly on the motion.
         let drawnFrom = Self.sample(10)
         let drawn = drawnFrom.predicted(at: 30 * Self.ms)
-        stats.drew(frame: 1, sample: drawnFrom, x: drawn.x, y: drawn.y, expectedAt: 30 * Self.ms)
+        stats.drew(frame: 1, sample: drawnFrom, x: drawn.x, y: drawn.y, drawnAt: 0, expectedAt: 30 * Self.ms)
         #expect(stats.presented(frame: 1, at: 30 * Self.ms).isEmpty)    // nothing at or after 30 ms yet
         #expect(stats.received(Self.sample(20)).isEmpty)
         let resolved = stats.received(Self.sample(40))
@@ -130,10 +130,10 @@ import Testing
             for frame in 1...3 {
                 let sample = Self.sample(Int64(frame) * 10)
                 if index == 0 {
-                    one.drew(frame: frame, sample: sample, x: sample.x, y: 0, expectedAt: 0)
+                    one.drew(frame: frame, sample: sample, x: sample.x, y: 0, drawnAt: 0, expectedAt: 0)
                     _ = one.presented(frame: frame, at: Int64(frame) * 10 * Self.ms)
                 } else {
-                    two.drew(frame: frame, sample: sample, x: sample.x, y: 0, expectedAt: 0)
+                    two.drew(frame: frame, sample: sample, x: sample.x, y: 0, drawnAt: 0, expectedAt: 0)
                     _ = two.presented(frame: frame, at: Int64(frame) * 10 * Self.ms + 5 * Self.ms)
                 }
             }

@@ -71,9 +71,11 @@ def one_run(args, daemon, sway, scene):
         'latency': [percentile([f['latency_ms'] for f in frames], p) for p in (0.5, 0.95, 0.99)],
         'error': [percentile([f['error'] for f in frames], p) for p in (0.5, 0.95, 0.99)],
         'nearest_error_p99': percentile([f['nearest_error'] for f in frames], 0.99),
+        'drawn_after_median': statistics.median([f['drawn_after_ms'] for f in frames]) if frames else float('nan'),
         'predicted_for_median': statistics.median([f['predicted_for_ms'] for f in frames]) if frames else float('nan'),
         'floor': [percentile(floor, p) for p in (0.5, 0.99)],
         'negative_latencies': sum(1 for f in frames if f['latency_ms'] < 0),
+        'frames': frames,
     }
 
 
@@ -90,6 +92,9 @@ def main():
     ap.add_argument('--source-hz', type=float, default=100.0)
     ap.add_argument('--refresh', type=float, default=60.0)
     ap.add_argument('--rate', type=int, default=None)
+    ap.add_argument('--width', type=int, default=WIDTH)
+    ap.add_argument('--height', type=int, default=HEIGHT)
+    ap.add_argument('--frames-json', help='also write every resolved frame of every run here (for analysis)')
     args = ap.parse_args()
     args.rate = args.rate or int(round(args.refresh))
     for path in (args.daemon, args.wallpaper):
@@ -112,20 +117,24 @@ def main():
 
     daemon = plx.Daemon(work, None, binary=args.daemon, config=conf, source=source, log_level='info').start()
     os.chmod(daemon.socket_path, 0o666)
-    sway = desktop.Sway(width=WIDTH, height=HEIGHT, refresh=args.refresh)
+    sway = desktop.Sway(width=args.width, height=args.height, refresh=args.refresh)
     results = []
     try:
         for n in range(args.runs):
             r = one_run(args, daemon, sway, scene)
             results.append(r)
-            print('run %d: %s' % (n + 1, r), file=sys.stderr, flush=True)
+            print('run %d: %s' % (n + 1, {k: v for k, v in r.items() if k != 'frames'}), file=sys.stderr, flush=True)
     finally:
         sway.close()
         daemon.stop()
 
+    if args.frames_json:
+        import json
+        with open(args.frames_json, 'w') as f:
+            json.dump([r['frames'] for r in results], f)
     refresh_ms, source_ms = 1000 / args.refresh, 1000 / args.source_hz
     print('replay %g Hz, rocking 20° / 2 s; sway headless %g Hz, %dx%d; Rate=%d; %d runs of %g s'
-          % (args.source_hz, args.refresh, WIDTH, HEIGHT, args.rate, args.runs, args.seconds))
+          % (args.source_hz, args.refresh, args.width, args.height, args.rate, args.runs, args.seconds))
     print('latency target (p99): %.1f ms (refresh %.1f + source period %.1f); error target (p99): %g'
           % (refresh_ms + source_ms, refresh_ms, source_ms, ERROR_TARGET))
     print()
