@@ -45,7 +45,7 @@ final class FramePacer {
     /// Frame number and composition time (CLOCK_MONOTONIC ns, from the frame callback) of each
     /// frame whose frame callback came with a plausible time.
     var compositedFrame: ((_ frame: Int, _ at: Int64) -> Void)?
-    /// Frame callbacks whose time was not between the commit and now: not CLOCK_MONOTONIC ms.
+    /// Frame callbacks whose time was before the commit: not CLOCK_MONOTONIC milliseconds.
     private(set) var implausibleCallbacks = 0
     /// The frame whose frame callback is on its way, and its commit time (ns).
     private var callbackFrame: (frame: Int, committedAt: Int64)?
@@ -96,10 +96,9 @@ final class FramePacer {
     }
 
     /// The frame callback of the last frame came: the compositor composited it at `milliseconds`
-    /// (the protocol leaves the base open; wlroots and weston use CLOCK_MONOTONIC). The full time
-    /// is rebuilt from now (the value wraps every 49.7 days) and taken at the middle of its
-    /// millisecond; one before the commit, or more than `maximumLatency` ago, is not on our clock
-    /// (or not this frame's) and is not reported.
+    /// (the protocol leaves the base open; wlroots uses CLOCK_MONOTONIC, weston its presentation
+    /// clock). The full time is rebuilt from now (the value wraps every 49.7 days) and taken at the
+    /// middle of its millisecond; one before the commit is not on our clock and is not reported.
     func frameCallbackDone(milliseconds: UInt32) {
         guard let (frame, committedAt) = callbackFrame else { return }
         callbackFrame = nil
@@ -109,7 +108,7 @@ final class FramePacer {
         // The middle of the millisecond, but never later than now (it may be the current one).
         let at = min((nowMilliseconds - ago) * 1_000_000 + 500_000, now)
         // The millisecond may hold a moment after the commit: [ms, ms + 1) against the commit time.
-        guard at + 500_000 > committedAt, ago < Self.maximumLatency / 1_000_000 else {
+        guard at + 500_000 > committedAt else {
             implausibleCallbacks += 1
             return
         }

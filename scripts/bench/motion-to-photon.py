@@ -10,7 +10,7 @@ frames around that time (docs/wallpaper.md "Motion to photon").
       [--source-hz 100] [--refresh 60] [--rate RATE (default: the refresh)]
 
 One daemon (replay of a rocking trace at --source-hz: 20° amplitude, 2 s period, MinimumChange=0),
-one sway (one 640×360 output at --refresh Hz), and per run a new wallpaper (one flat layer,
+one sway (one 640×360 output at --refresh Hz; or --compositor weston), and per run a new wallpaper (one flat layer,
 Rate=--rate, Smoothing=0). Each run measures --seconds once the wallpaper has presented 30
 resolved frames. Per run: presented frames per second, sample → presented latency p50/p95/p99
 (ms), prediction error p50/p95/p99 (offset units; and p99 against the nearest frame alone), and
@@ -46,8 +46,9 @@ def percentile(values, p):
     return values[rank - 1]
 
 
-def one_run(args, daemon, sway, scene):
-    w = desktop.Wallpaper(args.wallpaper, sway, ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
+def one_run(args, daemon, compositor, scene):
+    window = ['--window'] if args.compositor == 'weston' else []
+    w = desktop.Wallpaper(args.wallpaper, compositor, window + ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
     client = None
     try:
         desktop.wait_until(lambda: len(presentations(w)) >= WARM_FRAMES or w.proc.poll() is not None, 60,
@@ -94,6 +95,8 @@ def main():
     ap.add_argument('--rate', type=int, default=None)
     ap.add_argument('--width', type=int, default=WIDTH)
     ap.add_argument('--height', type=int, default=HEIGHT)
+    ap.add_argument('--compositor', choices=('sway', 'weston'), default='sway',
+                    help='weston: headless weston 10 (60 Hz, --refresh ignored), whose wp_presentation feedback sway 1.7 lacks; the wallpaper as a --window')
     ap.add_argument('--frames-json', help='also write every resolved frame of every run here (for analysis)')
     args = ap.parse_args()
     args.rate = args.rate or int(round(args.refresh))
@@ -117,15 +120,18 @@ def main():
 
     daemon = plx.Daemon(work, None, binary=args.daemon, config=conf, source=source, log_level='info').start()
     os.chmod(daemon.socket_path, 0o666)
-    sway = desktop.Sway(width=args.width, height=args.height, refresh=args.refresh)
+    if args.compositor == 'weston':
+        compositor = desktop.Weston(width=args.width, height=args.height)
+    else:
+        compositor = desktop.Sway(width=args.width, height=args.height, refresh=args.refresh)
     results = []
     try:
         for n in range(args.runs):
-            r = one_run(args, daemon, sway, scene)
+            r = one_run(args, daemon, compositor, scene)
             results.append(r)
             print('run %d: %s' % (n + 1, {k: v for k, v in r.items() if k != 'frames'}), file=sys.stderr, flush=True)
     finally:
-        sway.close()
+        compositor.close()
         daemon.stop()
 
     if args.frames_json:
@@ -133,8 +139,9 @@ def main():
         with open(args.frames_json, 'w') as f:
             json.dump([r['frames'] for r in results], f)
     refresh_ms, source_ms = 1000 / args.refresh, 1000 / args.source_hz
-    print('replay %g Hz, rocking 20° / 2 s; sway headless %g Hz, %dx%d; Rate=%d; %d runs of %g s'
-          % (args.source_hz, args.refresh, args.width, args.height, args.rate, args.runs, args.seconds))
+    print('replay %g Hz, rocking 20° / 2 s; %s headless %g Hz, %dx%d; Rate=%d; %d runs of %g s; times by %s'
+          % (args.source_hz, args.compositor, args.refresh, args.width, args.height, args.rate, args.runs, args.seconds,
+             ', '.join(sorted({b for r in results for b in r['by']}))))
     print('latency target (p99): %.1f ms (refresh %.1f + source period %.1f); error target (p99): %g'
           % (refresh_ms + source_ms, refresh_ms, source_ms, ERROR_TARGET))
     print()
