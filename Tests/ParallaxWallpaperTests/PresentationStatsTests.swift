@@ -19,14 +19,14 @@ import Testing
         // Drawn from the frame at 10 ms, predicted for 30 ms: x = 0.03 exactly on the motion.
         let drawnFrom = Self.sample(10)
         let drawn = drawnFrom.predicted(at: 30 * Self.ms)
-        stats.drew(frame: 1, sample: drawnFrom, x: drawn.x, y: drawn.y, drawnAt: 0, expectedAt: 30 * Self.ms)
+        stats.drew(frame: 1, sample: drawnFrom, x: drawn.x, y: drawn.y, drawnAt: 14 * Self.ms, expectedAt: 30 * Self.ms)
         #expect(stats.presented(frame: 1, at: 30 * Self.ms).isEmpty)    // nothing at or after 30 ms yet
         #expect(stats.received(Self.sample(20)).isEmpty)
         let resolved = stats.received(Self.sample(40))
         #expect(resolved.count == 1)
         let frame = resolved[0]
         #expect(frame.frame == 1 && frame.sampleTime == 10 * Self.ms && frame.presentedAt == 30 * Self.ms)
-        #expect(frame.latency == 20 * Self.ms)
+        #expect(frame.latency == 20 * Self.ms && frame.drawnAt == 14 * Self.ms && frame.expectedAt == 30 * Self.ms)
         // The truth at 30 ms is halfway between the frames at 20 and 40 ms: x = 0.03, no error.
         #expect(abs(frame.error) < 1e-12)
         // The nearest frame alone is 10 ms away: 0.01 off at 1 unit/s.
@@ -37,7 +37,7 @@ import Testing
     @Test func theErrorIsTheDistanceFromTheTrueOffsetOnBothAxes() {
         var stats = PresentationStats()
         _ = stats.received(ParallaxOffset(x: 0, y: 0, t: 0))
-        stats.drew(frame: 7, sample: ParallaxOffset(x: 0, y: 0, t: 0), x: 0.3, y: 0.4, expectedAt: 5 * Self.ms)
+        stats.drew(frame: 7, sample: ParallaxOffset(x: 0, y: 0, t: 0), x: 0.3, y: 0.4, drawnAt: 0, expectedAt: 5 * Self.ms)
         _ = stats.presented(frame: 7, at: 5 * Self.ms)
         let resolved = stats.received(ParallaxOffset(x: 0, y: 0, t: 10 * Self.ms))
         #expect(resolved.count == 1 && abs(resolved[0].error - 0.5) < 1e-12)
@@ -45,7 +45,7 @@ import Testing
 
     @Test func aFrameFallingOnASampleIsComparedWithThatSample() {
         var stats = PresentationStats()
-        stats.drew(frame: 1, sample: Self.sample(0), x: 0.02, y: 0, expectedAt: 16 * Self.ms)
+        stats.drew(frame: 1, sample: Self.sample(0), x: 0.02, y: 0, drawnAt: 0, expectedAt: 16 * Self.ms)
         _ = stats.presented(frame: 1, at: 16 * Self.ms)
         let resolved = stats.received(Self.sample(16))
         #expect(resolved.count == 1)
@@ -56,7 +56,7 @@ import Testing
     @Test func repeatedAndOlderDaemonFramesAreIgnored() {
         var stats = PresentationStats()
         _ = stats.received(Self.sample(10))
-        stats.drew(frame: 1, sample: Self.sample(10), x: 0.02, y: 0, expectedAt: 20 * Self.ms)
+        stats.drew(frame: 1, sample: Self.sample(10), x: 0.02, y: 0, drawnAt: 0, expectedAt: 20 * Self.ms)
         _ = stats.presented(frame: 1, at: 20 * Self.ms)
         // The same frame again (the subscriber's newest offset after an unrelated dispatch), an
         // older one (a reconnect), a NaN: none resolves anything or moves the truth.
@@ -73,7 +73,7 @@ import Testing
         for frame in 1...10 {
             let centre = frame == 3                  // drawn at the centre: no daemon frame behind it
             stats.drew(frame: frame, sample: centre ? nil : Self.sample(0),
-                       x: 0, y: 0, expectedAt: Int64(frame) * 10 * Self.ms)
+                       x: 0, y: 0, drawnAt: 0, expectedAt: Int64(frame) * 10 * Self.ms)
         }
         for frame in 1...6 { _ = stats.presented(frame: frame, at: Int64(frame) * 10 * Self.ms) }
         stats.discarded(frame: 7)
@@ -92,7 +92,7 @@ import Testing
         var stats = PresentationStats()
         let many = PresentationStats.waitingLimit + 5
         for frame in 1...many {
-            stats.drew(frame: frame, sample: Self.sample(0), x: 0, y: 0, expectedAt: 0)
+            stats.drew(frame: frame, sample: Self.sample(0), x: 0, y: 0, drawnAt: 0, expectedAt: 0)
         }
         #expect(stats.finalSummary.unanswered == many)
         // The dropped ones' feedback, coming late, counts for nothing.
@@ -106,7 +106,7 @@ import Testing
     @Test func extremeTimesNeitherTrapNorGiveNaN() {
         var stats = PresentationStats()
         _ = stats.received(ParallaxOffset(x: 0, y: 0, t: .min))
-        stats.drew(frame: 1, sample: ParallaxOffset(x: 0, y: 0, t: .min), x: .infinity, y: 0, expectedAt: .max)
+        stats.drew(frame: 1, sample: ParallaxOffset(x: 0, y: 0, t: .min), x: .infinity, y: 0, drawnAt: 0, expectedAt: .max)
         _ = stats.presented(frame: 1, at: .max - 1)
         let resolved = stats.received(ParallaxOffset(x: 1, y: 0, t: .max))
         #expect(resolved.count == 1)
