@@ -2,9 +2,9 @@
 // (ParallaxOffset.predicted(at:)), now plus a smoothed latency from commit to presentation. Where
 // the compositor offers wp_presentation on CLOCK_MONOTONIC, each frame asks for feedback and the
 // latency is measured with it. A compositor that binds wp_presentation but never answers
-// (headless wlroots 0.15) is asked no more after `unansweredLimit` requests; then, and without
-// wp_presentation, the frame callback's time (when the compositor composited the frame, to the
-// millisecond) measures it; before any measurement it is one 60 Hz refresh. Each commit gets a
+// (headless wlroots 0.15) is asked no more after `unansweredLimit` requests. Until feedback has
+// answered, and where it never does, the frame callback's time (when the compositor composited
+// the frame, to the millisecond) measures it; before any measurement it is one 60 Hz refresh. Each commit gets a
 // number, and `presentedFrame`/`discardedFrame`/`compositedFrame` say what became of it (--stats:
 // docs/wallpaper.md "Motion to photon").
 
@@ -113,8 +113,9 @@ final class FramePacer {
             return
         }
         compositedFrame?(frame, at)
-        // Without presentation feedback, the frame callbacks are the best measure of the latency.
-        if feedbackUnavailable != nil { measured(at - committedAt) }
+        // Until presentation feedback answers (and where it never will), the frame callbacks are
+        // the best measure of the latency.
+        if answered == 0 { measured(at - committedAt) }
     }
 
     fileprivate func presented(_ feedback: OpaquePointer?, seconds: Int64, nanoseconds: UInt32, refresh: UInt32) {
