@@ -54,7 +54,12 @@ final class WallpaperApp {
         makeDesktopPreference()
         client.outputsChanged = { [weak self] in self?.syncOutputs() }
         loop.sources = { [weak self] in self?.loopSources() ?? [] }
-        loop.timeout = { [weak self] in self?.desktop?.timeoutMilliseconds }
+        loop.timeout = { [weak self] in
+            guard let self else { return nil }
+            return ([desktop?.timeoutMilliseconds] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
+        }
+        // A frame waiting for its moment (WallpaperSurface.drawAt) is drawn once it has come.
+        loop.afterWakeup = { [weak self] in self?.allViews.forEach { $0.surface.drawIfDue() } }
         if options.window {
             do {
                 try makeWindow()
