@@ -81,7 +81,7 @@ let package = Package(
 
         // The composition client (docs/wallpaper.md): scenes, geometry and blur as plain values in
         // ParallaxWallpaper (unit-tested), Wayland/EGL drawing in the executable.
-        .target(name: "ParallaxWallpaper", dependencies: ["CInih", "CImage", "ParallaxClient"]),
+        .target(name: "ParallaxWallpaper", dependencies: ["CInih", "CImage", "ParallaxClient", "ParallaxProtocol"]),
         .executableTarget(
             name: "parallax-wallpaper",
             dependencies: ["CWayland", "CWaylandProtocols", "CSystemd", "CLinux", "ParallaxClient", "ParallaxWallpaper"]),

@@ -8,7 +8,7 @@ PACKAGES=(
   umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest python3-pip iproute2 udev make
   gcc g++ binutils groff-base valgrind libwayland-dev libglib2.0-dev
   python3-venv python3-setuptools python3-wheel
-  sway grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
+  sway weston grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
   libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs dbus-daemon gnome-shell gjs
   qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod
   dpkg-dev debhelper dh-python pybuild-plugin-pyproject python3-all git libjpeg-dev lintian

@@ -11,7 +11,8 @@
 #
 # What each part cost in a fresh clone on the 2 shared cores (2026-11-26, 70d25e9, the suite
 # alone, ≈ 35 min in all): builds and unit tests ≈ 5 min, fuzzing 1.5 min, oracles 75 s,
-# integration 8.5 min, libparallax 40 s, Python 22 s, wallpaper 60 s, Debian packages (built once
+# integration 8.5 min, libparallax 40 s, Python 22 s, wallpaper 60 s (+ 7 s for
+# test_presentation.py, added later), Debian packages (built once
 # per tree, noopt) ≈ 7 min, the lab ≈ 10 min plain and booted (the booted scenario alone 616 s).
 # Since then (issue 31, visibility): the wallpaper's visibility tests add ≈ 15 s (4 tests, one with
 # the real daemon), pausing in libparallax, Python and Swift a few seconds each.
@@ -60,7 +61,7 @@ echo "== libparallax (C client: staged install, hostile fake server under valgri
 echo "== parallax Python module (hostile fake server, GLib and asyncio loops, pip and make install)"
 /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/python
 
-echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots)"
+echo "== parallax-wallpaper (headless sway with the pixman renderer, Mesa's software EGL, grim screenshots; headless weston for wp_presentation)"
 PARALLAX_WALLPAPER="$PARALLAX_ROOT/.build/debug/parallax-wallpaper" /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/wallpaper
 
 echo "== GNOME Shell extension (headless gnome-shell 43, software rendering, screenshots over D-Bus; its core under plain gjs)"

@@ -1,6 +1,7 @@
 // The one poll(2) loop: the Wayland connection, each output's subscriber descriptor, the desktop
 // bus and a signalfd for SIGTERM/SIGINT. No timeouts of its own: when nothing moves, nothing
-// wakes it (the subscriber's descriptor carries its reconnect timer, sd-bus says its own).
+// wakes it (the subscriber's descriptor carries its reconnect timer, sd-bus says its own, a
+// surface with a frame due says when to draw it).
 
 import CLinux
 import CWayland

@@ -11,6 +11,8 @@ final class OutputView {
     private var smoother: OffsetSmoother
     /// Reduce motion as the app decided it (scene, daemon, desktop).
     private var reduceMotion: () -> Bool
+    /// Motion to photon (--stats only): the frames drawn and the daemon frames received.
+    var probe: PresentationProbe?
 
     init(surface: WallpaperSurface, smoothing: Double, reduceMotion: @escaping () -> Bool) {
         self.surface = surface
@@ -83,10 +85,14 @@ final class OutputView {
         if let held = heldInput {
             // The frame from before a pause: its velocity is old, so it is not extrapolated;
             // the picture stays as it was last drawn until a newer frame (or none) comes.
-            if input == held { return lastDrawn }
+            if input == held {
+                probe?.drew(frame: surface.pacer.committedFrames, sample: input, x: lastDrawn.x, y: lastDrawn.y, expectedAt: shownAt)
+                return lastDrawn
+            }
             heldInput = nil
         }
         lastDrawn = smoother.advance(toward: input?.predicted(at: shownAt) ?? .zero, at: shownAt)
+        probe?.drew(frame: surface.pacer.committedFrames, sample: input, x: lastDrawn.x, y: lastDrawn.y, expectedAt: shownAt)
         return lastDrawn
     }
 
@@ -103,6 +109,7 @@ final class OutputView {
     /// yet, or the smoother is still settling. Prediction alone never asks for frames: no more
     /// frames than offset updates.
     func update() {
+        probe?.received(subscriber?.offset)
         if !drewOnce || liveOffset != lastInput || !smoother.isSettled {
             surface.requestRedraw()
         }

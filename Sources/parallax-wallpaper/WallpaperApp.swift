@@ -32,6 +32,8 @@ final class WallpaperApp {
     private var windowView: OutputView?
     private(set) var desktop: DesktopMotionPreference?
     private var framesOfClosedViews = 0
+    /// Motion to photon of the views that are gone (--stats).
+    private var presentationOfClosedViews: [PresentationProbe.Source: PresentationSummary] = [:]
 
     init(options: WallpaperCommandLine, scene: Scene) throws(StartFailure) {
         self.options = options
@@ -53,7 +55,12 @@ final class WallpaperApp {
         client.outputsChanged = { [weak self] in self?.syncOutputs() }
         loop.sources = { [weak self] in self?.loopSources() ?? [] }
         loop.timeout = { [weak self] in self?.loopTimeout() }
-        loop.afterWakeup = { [weak self] in self?.checkVisibility() }
+        // Visibility judgements, then a frame waiting for its moment (WallpaperSurface.drawAt) is
+        // drawn once it has come.
+        loop.afterWakeup = { [weak self] in
+            self?.checkVisibility()
+            self?.allViews.forEach { $0.surface.drawIfDue() }
+        }
         if options.window {
             do {
                 try makeWindow()
@@ -94,6 +101,7 @@ final class WallpaperApp {
         if options.stats {
             let frames = allViews.reduce(framesOfClosedViews) { $0 + $1.surface.framesDrawn }
             Self.log("stats: frames=\(frames) wakeups=\(loop.wakeups)")
+            for line in presentationLines(open: allViews, closed: presentationOfClosedViews) { Self.log("stats: " + line) }
         }
         if !ok { Self.log("the compositor closed the connection") }
         return ok ? 0 : 1
@@ -110,6 +118,7 @@ final class WallpaperApp {
         let surface = try WallpaperSurface(client: client, egl: egl, role: role)
         let view = OutputView(surface: surface, smoothing: scene.smoothing) { [weak self] in self?.reduceMotion ?? false }
         let stats = options.stats
+        if stats { attachProbe(to: view) }
         surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
             guard let self, let programs = preparedPrograms() else { return }
             let offset = view.offsetForFrame(at: shownAt)
@@ -210,6 +219,7 @@ final class WallpaperApp {
         let wantedIDs = Set(wanted.map(ObjectIdentifier.init))
         for (id, view) in views where !wantedIDs.contains(id) {
             framesOfClosedViews += view.surface.framesDrawn
+            view.probe.map { presentationOfClosedViews[$0.source, default: PresentationSummary()].merge($0.summary) }
             views[id] = nil
         }
         for output in wanted {
@@ -224,6 +234,7 @@ final class WallpaperApp {
                 let view = try makeView(role: .background(output), rotation: output.rotationDegrees)
                 view.surface.closed = { [weak self, unowned view] in
                     self?.framesOfClosedViews += view.surface.framesDrawn
+                    view.probe.map { self?.presentationOfClosedViews[$0.source, default: PresentationSummary()].merge($0.summary) }
                     self?.views[id] = nil
                 }
                 views[id] = view

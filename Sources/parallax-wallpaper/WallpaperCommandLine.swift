@@ -13,8 +13,9 @@ struct WallpaperCommandLine {
           --window        an ordinary window instead of the desktop background (xdg-shell)
           --check         validate the scene and its images, print problems as file:line: message,
                           exit 0 when usable, 78 when not
-          --stats         print a line per frame drawn (size, offset) and, on exit, frames and
-                          loop wake-ups, to stderr
+          --stats         print a line per frame drawn (size, offset) and per frame presented
+                          (sample-to-presented latency, prediction error) and, on exit, frames,
+                          loop wake-ups and the motion-to-photon summary, to stderr
           -h, --help      this text
         """
 

@@ -1,7 +1,8 @@
 // One place the wallpaper is shown: a wlr-layer-shell BACKGROUND surface on one output, or an
 // xdg-shell toplevel (--window). It owns the wl_surface, its role object, the wl_egl_window and
 // EGLSurface, and the frame pacing: a frame is drawn only when asked for (`requestRedraw`) and at
-// most one per frame callback, so a still picture costs nothing.
+// most one per frame callback, so a still picture costs nothing; while frames follow each other,
+// as late before the compositor's next composition as its DrawSchedule allows.
 
 import CLinux
 import CWayland
@@ -51,6 +52,10 @@ final class WallpaperSurface {
 
     private var needsRedraw = false
     private var frameCallback: OpaquePointer?
+    /// When the compositor composites and how long frames take: when to draw a due frame.
+    private var schedule = DrawSchedule()
+    /// A due frame waits until then (CLOCK_MONOTONIC ns) to be drawn; the loop wakes for it.
+    private var drawAt: Int64?
     /// Frames drawn so far (for --stats and the benchmarks).
     private(set) var framesDrawn = 0
     /// Wall time of the last frame from the start of drawing to the end of eglSwapBuffers (ns).
@@ -63,7 +68,7 @@ final class WallpaperSurface {
         self.role = role
         self.surface = surface
         self.egl = egl
-        pacer = FramePacer(presentation: client.presentation, clockIsMonotonic: client.presentationClock == UInt32(Glibc.CLOCK_MONOTONIC))
+        pacer = FramePacer(presentation: client.presentation, clock: client.presentationClock)
         let me = Unmanaged.passUnretained(self).toOpaque()
         switch role {
         case .background(let output):
@@ -123,8 +128,22 @@ final class WallpaperSurface {
         resize()
     }
 
-    private func drawIfDue() {
+    /// Milliseconds until a due frame is to be drawn (rounded up); nil when none waits.
+    var drawTimeoutMilliseconds: Int32? {
+        guard needsRedraw, let drawAt else { return nil }
+        return Int32(clamping: max(drawAt - plx_monotonic_ns() + 999_999, 0) / 1_000_000)
+    }
+
+    /// Draws the due frame if it is time (the loop calls this after every wake-up).
+    func drawIfDue() {
         guard needsRedraw, isConfigured, frameCallback == nil, !isClosed, let eglSurface else { return }
+        let now = plx_monotonic_ns()
+        if let drawAt, now < drawAt { return }
+        if drawAt == nil, let later = schedule.drawAt(now: now) {
+            drawAt = later
+            return
+        }
+        drawAt = nil
         guard egl.makeCurrent(eglSurface) else { return }
         needsRedraw = false
         frameCallback = wl_surface_frame(surface)
@@ -135,10 +154,13 @@ final class WallpaperSurface {
         draw?(width * scale, height * scale, scale, pacer.expectedPresentationTime())
         if egl.swap(eglSurface) { framesDrawn += 1 }
         lastFrameDuration = plx_monotonic_ns() - started
+        schedule.drew(duration: lastFrameDuration)
         afterFrame?()
     }
 
-    fileprivate func frameDone() {
+    fileprivate func frameDone(milliseconds: UInt32) {
+        schedule.composited(at: plx_monotonic_ns())
+        pacer.frameCallbackDone(milliseconds: milliseconds)
         if let frameCallback { wl_callback_destroy(frameCallback) }
         frameCallback = nil
         report(visibility.callbackDone())
@@ -216,7 +238,7 @@ final class WallpaperSurface {
 
     nonisolated(unsafe) private static let frameListener: UnsafeMutablePointer<wl_callback_listener> = {
         let listener = UnsafeMutablePointer<wl_callback_listener>.allocate(capacity: 1)
-        listener.initialize(to: wl_callback_listener(done: { data, _, _ in of(data)?.frameDone() }))
+        listener.initialize(to: wl_callback_listener(done: { data, _, time in of(data)?.frameDone(milliseconds: time) }))
         return listener
     }()
 }

@@ -40,18 +40,29 @@ def scene_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.fixture
-def sways():
-    """start(**Sway kwargs) → a running Sway; all are closed when the test ends."""
+def _compositors(kind):
+    """start(**kind kwargs) → a running compositor; all are closed when the test ends."""
     started = []
 
     def start(**kw):
-        s = desktop.Sway(**kw)
-        started.append(s)
-        return s
+        c = kind(**kw)
+        started.append(c)
+        return c
     yield start
-    for s in started:
-        s.close()
+    for c in started:
+        c.close()
+
+
+@pytest.fixture
+def sways():
+    """start(**Sway kwargs) → a running headless Sway; all are closed when the test ends."""
+    yield from _compositors(desktop.Sway)
+
+
+@pytest.fixture
+def westons():
+    """start(**Weston kwargs) → a running headless Weston; all are closed when the test ends."""
+    yield from _compositors(desktop.Weston)
 
 
 @pytest.fixture

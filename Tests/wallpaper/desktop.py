@@ -73,15 +73,33 @@ def shared_dir(prefix):
     return path
 
 
+def launch(compositor, name, argv, env):
+    """Starts a compositor as the account with its log in its home; returns once it listens on
+    wayland-1 in its runtime directory, and sets the environment its clients need."""
+    compositor.log_path = os.path.join(compositor.home, name + '.log')
+    compositor.log = open(compositor.log_path, 'w')
+    compositor.proc = subprocess.Popen(as_account(argv), env=env, cwd=accounts.NEUTRAL_CWD,
+                                       stdout=compositor.log, stderr=subprocess.STDOUT)
+    socket_path = os.path.join(compositor.runtime, 'wayland-1')
+    wait_until(lambda: os.path.exists(socket_path) or compositor.proc.poll() is not None, 20, name + ' to listen')
+    if compositor.proc.poll() is not None:
+        raise RuntimeError(name + ' exited: ' + open(compositor.log_path).read()[-2000:])
+    compositor.client_env = {'XDG_RUNTIME_DIR': compositor.runtime, 'WAYLAND_DISPLAY': 'wayland-1',
+                             'PATH': '/usr/bin:/bin', 'HOME': compositor.home, 'LANG': 'C.UTF-8'}
+
+
 class Sway:
     """Headless sway (wlroots pixman renderer) with outputs of the given config lines."""
 
-    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1):
+    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1, refresh=None):
+        """refresh: the outputs' refresh rate (Hz); wlroots' headless default is 60."""
         self.runtime = private_dir('plx-wl-run-')
         self.home = private_dir('plx-wl-home-')
         lines = []
         for n in range(1, outputs + 1):
             line = 'output HEADLESS-%d mode %dx%d' % (n, width, height)
+            if refresh is not None:
+                line += '@%gHz' % refresh
             if transform is not None:
                 line += ' transform %s' % transform
             if scale is not None:
@@ -96,16 +114,7 @@ class Sway:
             'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman', 'WLR_LIBINPUT_NO_DEVICES': '1',
             'WLR_HEADLESS_OUTPUTS': str(outputs), 'LANG': 'C.UTF-8',
         }
-        self.log_path = os.path.join(self.home, 'sway.log')
-        self.log = open(self.log_path, 'w')
-        self.proc = subprocess.Popen(as_account(['sway', '-c', config]), env=self.env, cwd=accounts.NEUTRAL_CWD,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
-        socket_path = os.path.join(self.runtime, 'wayland-1')
-        wait_until(lambda: os.path.exists(socket_path) or self.proc.poll() is not None, 20, 'sway to listen')
-        if self.proc.poll() is not None:
-            raise RuntimeError('sway exited: ' + open(self.log_path).read()[-2000:])
-        self.client_env = {'XDG_RUNTIME_DIR': self.runtime, 'WAYLAND_DISPLAY': 'wayland-1',
-                           'PATH': '/usr/bin:/bin', 'HOME': self.home, 'LANG': 'C.UTF-8'}
+        launch(self, 'sway', ['sway', '-c', config], self.env)
 
     def screenshot(self, output=None):
         path = os.path.join(self.home, 'shot.png')
@@ -140,6 +149,21 @@ class Sway:
         shutil.rmtree(self.runtime, ignore_errors=True)
         shutil.rmtree(self.home, ignore_errors=True)
 
+
+class Weston:
+    """Headless weston (pixman renderer, one output) as the unprivileged account: a compositor
+    that answers wp_presentation feedback, which headless sway 1.7 (wlroots 0.15) does not. It has
+    no wlr-layer-shell, so the wallpaper runs in it with --window. Attributes as Sway's."""
+
+    def __init__(self, width=640, height=360):
+        self.runtime = private_dir('plx-wl-run-')
+        self.home = private_dir('plx-wl-home-')
+        argv = ['weston', '--backend=headless-backend.so', '--use-pixman', '--no-config', '--socket=wayland-1',
+                '--width=%d' % width, '--height=%d' % height]
+        launch(self, 'weston', argv, {'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime,
+                                      'LANG': 'C.UTF-8'})
+
+    close = Sway.close
 
 class Wallpaper:
     """parallax-wallpaper running on a Sway as the unprivileged account."""

@@ -1,0 +1,80 @@
+import Testing
+@testable import ParallaxWallpaper
+
+/// When a due frame is drawn: as late as still makes the next composition, else at once.
+@Suite struct DrawScheduleTests {
+    static let ms: Int64 = 1_000_000
+
+    @Test func withoutACompositionSeenTheFrameIsDrawnAtOnce() {
+        var schedule = DrawSchedule()
+        schedule.drew(duration: 4 * Self.ms)
+        #expect(schedule.drawAt(now: 100 * Self.ms) == nil)
+    }
+
+    @Test func aFrameDueRightAfterACompositionWaitsUntilItsBudgetBeforeTheNext() {
+        var schedule = DrawSchedule()
+        schedule.drew(duration: 4 * Self.ms)
+        schedule.composited(at: 1_000 * Self.ms)
+        // Budget: 1.5 × 4 ms + 3 ms = 9 ms before the next composition at 1016.67 ms.
+        #expect(schedule.budget == 9 * Self.ms)
+        let at = schedule.drawAt(now: 1_001 * Self.ms)
+        #expect(at == 1_000 * Self.ms + DrawSchedule.defaultPeriod - 9 * Self.ms)
+    }
+
+    @Test func aFrameDueTooLateForTheNextCompositionWaitsForTheOneAfter() {
+        var schedule = DrawSchedule()
+        schedule.drew(duration: 4 * Self.ms)
+        schedule.composited(at: 1_000 * Self.ms)
+        // 10 ms after: 6.67 ms to the next composition, less than the 9 ms budget.
+        let at = schedule.drawAt(now: 1_010 * Self.ms)
+        #expect(at == 1_000 * Self.ms + 2 * DrawSchedule.defaultPeriod - 9 * Self.ms)
+    }
+
+    @Test func theRefreshIsALowPercentileOfTheCallbackIntervals() {
+        var schedule = DrawSchedule()
+        var time: Int64 = 0
+        for n in 0..<40 {
+            schedule.composited(at: time)
+            // A 50 Hz compositor whose callbacks we mostly read late or after a skipped refresh
+            // (40, 45 ms), once early: lateness must not lengthen the period.
+            time += [20, 40, 45, 20, 45][n % 5] * Self.ms
+        }
+        #expect(schedule.period == 20 * Self.ms)
+        // Pauses do not count.
+        schedule.composited(at: time + 5_000 * Self.ms)
+        #expect(schedule.period == 20 * Self.ms)
+    }
+
+    @Test func fewIntervalsLeaveTheDefault() {
+        var schedule = DrawSchedule()
+        for n in 0..<DrawSchedule.intervalsNeeded { schedule.composited(at: Int64(n) * 8 * Self.ms) }
+        #expect(schedule.period == DrawSchedule.defaultPeriod)
+        schedule.composited(at: Int64(DrawSchedule.intervalsNeeded) * 8 * Self.ms)
+        #expect(schedule.period == 8 * Self.ms)          // 120 Hz
+    }
+
+    @Test func afterAPauseOrWithASlowDrawTheFrameIsDrawnAtOnce() {
+        var schedule = DrawSchedule()
+        schedule.drew(duration: 2 * Self.ms)
+        schedule.composited(at: 1_000 * Self.ms)
+        // Four periods later the last composition says nothing about the next one.
+        #expect(schedule.drawAt(now: 1_000 * Self.ms + 4 * DrawSchedule.defaultPeriod) == nil)
+        // A draw slower than a refresh cannot be placed before a composition.
+        var slow = DrawSchedule()
+        slow.drew(duration: 20 * Self.ms)
+        slow.composited(at: 1_000 * Self.ms)
+        #expect(slow.drawAt(now: 1_001 * Self.ms) == nil)
+    }
+
+    @Test func badMeasurementsAreIgnored() {
+        var schedule = DrawSchedule()
+        schedule.drew(duration: -5)
+        schedule.drew(duration: .max)
+        #expect(schedule.drawTime == 0)
+        schedule.composited(at: 10 * Self.ms)
+        schedule.composited(at: 5 * Self.ms)          // earlier than the last: the anchor moves, the period not
+        #expect(schedule.period == DrawSchedule.defaultPeriod)
+        #expect(schedule.drawAt(now: 0) == nil)      // before the last composition
+        #expect(schedule.drawAt(now: .max) == nil)
+    }
+}
