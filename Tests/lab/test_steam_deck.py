@@ -3,8 +3,8 @@ over /dev/uhid, the real hid-steam makes "Steam Deck Motion Sensors" (evdev,
 INPUT_PROP_ACCELEROMETER) of its IMU values, and parallaxd finds and reads it with `--source auto`
 (docs/sensors.md "evdev motion devices"): its axes in the screen frame (tilt and turn signs as for
 IIO devices), rest and wake, hid-steam's lizard mode (motion muted until Options is held), and the
-motion device taken away while another program holds the controller's hidraw node and made again
-under a new number, followed without a restart."""
+motion device taken away while another program holds the controller's hidraw node and made again,
+followed without a restart."""
 import time
 
 import pytest
@@ -99,10 +99,11 @@ def test_deck_without_lizard_mode_signs_rest_and_hidraw(lab, make_deck, daemons)
     assert held['ok'], held
     lost = await_status(d, lambda s: s['sensor'] != 'ok', 20)
     assert lost['sensor'] in ('lost', 'none'), lost
-    # Let go: the device comes back under a new number, and the same daemon follows it (udev's or
-    # the kernel's uevent, not a retry: docs/sensors.md "evdev motion devices").
+    # Let go: the device is made again (a new input device; its event number is the lowest free
+    # one, here often the same), and the same daemon follows it (the kernel's uevent in this guest,
+    # udev's on a booted system; not a retry: docs/sensors.md "evdev motion devices").
     back = deck.ctl('hidraw', hold=0)
-    assert back['ok'] and back['node'] != node, back
+    assert back['ok'], back
     again = await_status(d, lambda s: s['sensor'] == 'ok' and s.get('sensors')
                          and s['sensors'][0].get('location') == f"/dev/input/{back['node']}", 20)
     assert_reads_the_deck(again, back['node'])
