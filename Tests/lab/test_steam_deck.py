@@ -101,13 +101,19 @@ def test_deck_without_lizard_mode_signs_rest_and_hidraw(lab, make_deck, daemons)
     assert lost['sensor'] in ('lost', 'none'), lost
     # Let go: the device is made again (a new input device; its event number is the lowest free
     # one, here often the same), and the same daemon follows it (the kernel's uevent in this guest,
-    # udev's on a booted system; not a retry: docs/sensors.md "evdev motion devices").
+    # udev's on a booted system; not a retry: docs/sensors.md "evdev motion devices"). A
+    # subscriber keeps the sensors wanted meanwhile (without one a lost device is not reopened).
+    sub = d.subscribe_async(seconds=40, until="type == 'offset' and states and states[-1] == 'ok'")
+    waiting = await_status(d, lambda s: s.get('subscribers', 0) >= 1, 20)
+    assert waiting['sensor'] in ('lost', 'none'), waiting
     back = deck.ctl('hidraw', hold=0)
     assert back['ok'], back
-    again = await_status(d, lambda s: s['sensor'] == 'ok' and s.get('sensors')
-                         and s['sensors'][0].get('location') == f"/dev/input/{back['node']}", 20)
+    result_lines = sub.result()['lines']
+    states = [l['msg']['sensor'] for l in result_lines if l['msg'].get('type') == 'state']
+    assert states[-1:] == ['ok'], (states, d.log_tail())
+    again = await_status(d, lambda s: s['sensor'] == 'ok' and s.get('sensors'), 10)
     assert_reads_the_deck(again, back['node'])
-    assert 'motion devices appeared: opening the sensors now' in d.log_tail(300), d.log_tail()
+    assert f"motion devices appeared: /dev/input/{back['node']}" in d.log_tail(300), d.log_tail()
     follow = moves(d, deck, 'y < -0.15', x=-20, seconds=1)[0]
     assert follow[-1]['y'] < -0.15 and all(f['y'] < 0.02 for f in follow), follow[-5:]
     result.update(node=node, node_after_hidraw=back['node'], input_rate=st.get('input_rate'))
