@@ -21,7 +21,8 @@
 # test_background.py alone); setup.sh's gnome-shell and gjs add ≈ 350 MiB to a fresh machine.
 # The lab's second kernel (bookworm-backports 6.12, Tests/lab/test_kernel_612.py) adds ≈ 5 min:
 # fetching it once ≈ 50 s, a boot of 33-40 s, four I2C IMUs 3.2 min, two hub smoke tests ≈ 1 min
-# (measured on the loaded machine, 2026-11-26); ≈ 40 min in all.
+# (measured on the loaded machine, 2026-11-26); ≈ 40 min in all. The Steam Deck on the same 6.12
+# guest (Tests/lab/test_steam_deck.py: hid-steam over uhid, two tests) adds ≈ 70 s.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"

@@ -17,7 +17,9 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
+#include <linux/input.h>
 #include <linux/netlink.h>
+#include <sys/ioctl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -320,4 +322,75 @@ int plx_run_and_wait(const char *program, const char *arg1, const char *arg2) {
         if (errno != EINTR) return -errno;
     }
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int plx_evdev_open(const char *path) {
+    return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+}
+
+int plx_evdev_name(int fd, char *name, size_t length) {
+    if (length == 0) { errno = EINVAL; return -1; }
+    int n = ioctl(fd, EVIOCGNAME(length - 1), name);
+    if (n < 0) return -1;
+    name[(size_t)n < length ? (size_t)n : length - 1] = 0;
+    return (int)strlen(name);
+}
+
+int plx_evdev_id(int fd, uint16_t *bustype, uint16_t *vendor, uint16_t *product) {
+    struct input_id id;
+    if (ioctl(fd, EVIOCGID, &id) < 0) return -1;
+    *bustype = id.bustype;
+    *vendor = id.vendor;
+    *product = id.product;
+    return 0;
+}
+
+static int plx_bit(const unsigned long *bits, unsigned bit) {
+    return (bits[bit / (8 * sizeof(long))] >> (bit % (8 * sizeof(long)))) & 1;
+}
+
+int plx_evdev_has_property(int fd, unsigned property) {
+    unsigned long bits[(INPUT_PROP_CNT + 8 * sizeof(long) - 1) / (8 * sizeof(long))] = {0};
+    if (property >= INPUT_PROP_CNT) return 0;
+    if (ioctl(fd, EVIOCGPROP(sizeof bits), bits) < 0) return -1;
+    return plx_bit(bits, property);
+}
+
+int plx_evdev_has_event(int fd, unsigned type, unsigned code) {
+    unsigned long bits[(KEY_CNT + 8 * sizeof(long) - 1) / (8 * sizeof(long))] = {0};
+    if (code >= KEY_CNT) return 0;
+    if (ioctl(fd, EVIOCGBIT(type, sizeof bits), bits) < 0) return -1;
+    return plx_bit(bits, code);
+}
+
+int plx_evdev_abs(int fd, unsigned axis, struct plx_absinfo *info) {
+    struct input_absinfo abs;
+    if (ioctl(fd, EVIOCGABS(axis), &abs) < 0) return -1;
+    info->value = abs.value;
+    info->minimum = abs.minimum;
+    info->maximum = abs.maximum;
+    info->fuzz = abs.fuzz;
+    info->flat = abs.flat;
+    info->resolution = abs.resolution;
+    return 0;
+}
+
+int plx_evdev_set_clock(int fd, int clock) {
+    return ioctl(fd, EVIOCSCLOCKID, &clock);
+}
+
+int plx_evdev_read(int fd, struct plx_input_event *events, int max) {
+    struct input_event raw[64];
+    if (max <= 0) return 0;
+    if (max > 64) max = 64;
+    ssize_t n = read(fd, raw, sizeof(struct input_event) * (size_t)max);
+    if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+    int count = (int)(n / (ssize_t)sizeof(struct input_event));
+    for (int i = 0; i < count; i++) {
+        events[i].time_ns = (int64_t)raw[i].input_event_sec * 1000000000LL + (int64_t)raw[i].input_event_usec * 1000LL;
+        events[i].type = raw[i].type;
+        events[i].code = raw[i].code;
+        events[i].value = raw[i].value;
+    }
+    return count;
 }

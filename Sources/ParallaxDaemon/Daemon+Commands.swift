@@ -94,7 +94,7 @@ extension Daemon: CommandEffects {
             sensor: supervisor.state,
             sensors: supervisor.sensors.map { SensorInfo(kind: $0.kind.rawValue, device: $0.device, rate: $0.rate, capture: $0.capture,
                                                                 trigger: $0.trigger, choice: $0.choice,
-                                                                limits: $0.limits.map(\.description)) },
+                                                                limits: $0.limits.map(\.description), location: $0.location) },
             mode: config.motion.mode.rawValue,
             inputRate: supervisor.sampleTimes.rate(now: now),
             frameRate: frameTimes.rate(now: now),

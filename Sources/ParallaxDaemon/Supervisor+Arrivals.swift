@@ -3,7 +3,8 @@ import ParallaxIIO
 import SystemPackage
 
 /// Devices that appear — a sensor hub plugged in again, a driver loaded after the daemon
-/// started — are opened as soon as they are ready, not at the next retry.
+/// started, a Steam Deck's motion device made again once Steam let go of its hidraw node (under
+/// a new event number) — are opened as soon as they are ready, not at the next retry.
 ///
 /// Why: the retry back-off (0.5 s, doubling to 10 s) is for devices that fail to open; a hub
 /// re-created 2 s after it was unplugged would otherwise wait for the 4 s retry. The events are
@@ -27,7 +28,7 @@ final class ArrivalWatch {
 }
 
 extension Supervisor {
-    /// An arrival could change what is open: sensors wanted, from this machine's IIO devices, and
+    /// An arrival could change what is open: sensors wanted, from this machine's devices, and
     /// either none open (a retry waits) or none of the open ones a gyroscope.
     var arrivalsMatter: Bool {
         localDevices && demanded && (capture == nil || !sensors.contains { $0.kind == .gyroscope })
@@ -59,9 +60,12 @@ extension Supervisor {
     private func devicesAppeared() {
         guard let watch = arrivals else { return }
         let (events, lost) = watch.socket.receive()
-        let added = events.filter { $0.action == "add" }.compactMap(\.deviceID)
+        let adds = events.filter { $0.action == "add" }
+        // IIO devices, and input event nodes with motion sensors (INPUT_PROP_ACCELEROMETER).
+        let added = adds.compactMap(\.deviceID)
+            + adds.compactMap(\.inputEventNode).compactMap { EvdevMotionCandidate.describe(node: $0).map { "\($0.path) (\($0.name))" } }
         guard !added.isEmpty || lost else { return }
-        logger.debug("IIO devices appeared: \(lost ? "(events lost)" : added.joined(separator: ", "))")
+        logger.debug("motion devices appeared: \(lost ? "(events lost)" : added.joined(separator: ", "))")
         if let timer = watch.settleTimer { loop.cancel(timer) }
         watch.settleTimer = loop.schedule(at: plx_monotonic_ns() + ArrivalWatch.settle) { [unowned self] in
             self.arrivals?.settleTimer = nil
@@ -74,12 +78,12 @@ extension Supervisor {
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         retryDelay = Self.firstRetryDelay
         if capture != nil {
-            logger.notice("a new IIO device appeared: reopening the sensors to include it")
+            logger.notice("a new motion device appeared: reopening the sensors to include it")
             // As a reload's reopen: the loop never waits for the old capture thread (it may be in
             // a read); a buffer it still holds makes the new open fail, and the retry follows.
             closeCapture()
         } else {
-            logger.info("IIO devices appeared: opening the sensors now")
+            logger.info("motion devices appeared: opening the sensors now")
         }
         open()
     }

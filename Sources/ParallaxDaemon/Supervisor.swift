@@ -237,7 +237,10 @@ final class Supervisor {
             switch event {
             case .opened(let sensors):
                 if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
-                stillness = Stillness()
+                // A device that passes on only steps of its quantum (an evdev fuzz) is still within it.
+                stillness = Stillness(settings: Stillness.Settings().coarsened(
+                    accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
+                    gyroscopeQuantum: sensors.filter { $0.kind == .gyroscope }.map(\.quantum).max() ?? 0))
                 rest = .running
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay

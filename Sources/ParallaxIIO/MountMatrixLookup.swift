@@ -90,10 +90,11 @@ struct MountMatrixLookup {
     }
 }
 
-/// A udev property of an IIO device, through libsystemd's sd-device (works under umockdev too).
-func udevProperty(device sysname: String, _ key: String) -> String? {
+/// A udev property of a device ("iio", "iio:device0"; "input", "event5"), through libsystemd's
+/// sd-device (works under umockdev too).
+func udevProperty(subsystem: String = "iio", device sysname: String, _ key: String) -> String? {
     var device: OpaquePointer?
-    guard sd_device_new_from_subsystem_sysname(&device, "iio", sysname) >= 0, let device else { return nil }
+    guard sd_device_new_from_subsystem_sysname(&device, subsystem, sysname) >= 0, let device else { return nil }
     defer { sd_device_unref(device) }
     var value: UnsafePointer<CChar>?
     guard sd_device_get_property_value(device, key, &value) >= 0, let value else { return nil }

@@ -25,7 +25,7 @@ public struct SensorDescription: Sendable, Equatable {
     /// Doubts about this sensor's own matrix (e.g. a gyroscope matrix that disagrees with the chip's frame).
     public var notes: [String]
     /// How its samples are read: "buffered", "polled" or "polled: <why not buffered>" (IIO),
-    /// "replay"; shown in `status` (docs/sensors.md "Decision rule").
+    /// "evdev" (an input device's motion sensors), "replay"; shown in `status` (docs/sensors.md "Decision rule").
     public var capture: String
     /// What drives a buffered device's scans (DeviceTrigger): "own: bmi160-dev0",
     /// "hrtimer: parallaxd-device0 at 100 Hz (made by parallaxd)", …; "" when not buffered.
@@ -35,11 +35,15 @@ public struct SensorDescription: Sendable, Equatable {
     public var choice: String
     /// What the device refused the daemon and what that costs (SensorLimit), shown in `status`.
     public var limits: [SensorLimit]
+    /// The smallest change the device passes on, in the sensor's SI unit (m/s², rad/s): an evdev
+    /// device's fuzz (the input core swallows smaller steps); 0 when unknown or none. The rest
+    /// test's tolerances stay above it (Stillness.Settings.coarsened).
+    public var quantum: Double
 
     public init(kind: SensorKind, device: String, location: String, rate: Double,
                 mountMatrix: MountMatrix = .identity, mountMatrixSource: String = "identity",
                 frame: SensorFrame = .identity, notes: [String] = [], capture: String = "",
-                trigger: String = "", choice: String = "", limits: [SensorLimit] = []) {
+                trigger: String = "", choice: String = "", limits: [SensorLimit] = [], quantum: Double = 0) {
         self.kind = kind
         self.device = device
         self.location = location
@@ -52,6 +56,7 @@ public struct SensorDescription: Sendable, Equatable {
         self.trigger = trigger
         self.choice = choice
         self.limits = limits
+        self.quantum = quantum
     }
 }
 

@@ -1,6 +1,7 @@
 import Logging
 
-/// Where samples come from (parallaxd(8) `--source SPEC`): `auto` (local IIO devices),
+/// Where samples come from (parallaxd(8) `--source SPEC`): `auto` (this machine's IIO devices,
+/// or its evdev motion device where IIO has no gyroscope: LocalSensorSelection),
 /// `iio:<libiio URI>` (`iio:local:`, `iio:ip:HOST`, `iio:usb:…`) or `replay:FILE`.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case auto
@@ -50,7 +51,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
             var local = iio
             local.uri = "local:"
             let settings = local
-            return { () throws(SensorError) -> any SensorDriver in try IIODriverSelection.open(settings: settings, logger: logger) }
+            return { () throws(SensorError) -> any SensorDriver in try LocalSensorSelection.open(settings: settings, logger: logger) }
         case .iio(let uri):
             var remote = iio
             remote.uri = uri

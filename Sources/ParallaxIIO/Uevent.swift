@@ -27,6 +27,13 @@ public struct Uevent: Sendable, Equatable {
         self.init(action: action, devpath: devpath, subsystem: fields["SUBSYSTEM"] ?? "")
     }
 
+    /// "event5" for an input event node's event (the motion device's node is
+    /// `/dev/input/event5`; EvdevMotionCandidate tells whether it is one).
+    public var inputEventNode: String? {
+        guard subsystem == "input", let last = devpath.split(separator: "/").last, last.hasPrefix("event") else { return nil }
+        return String(last)
+    }
+
     /// "iio:device0" for an IIO device's event.
     public var deviceID: String? {
         guard subsystem == "iio", let last = devpath.split(separator: "/").last, last.hasPrefix("iio:device") else { return nil }

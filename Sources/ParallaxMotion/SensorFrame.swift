@@ -17,6 +17,9 @@ public enum FrameSource: String, Sendable, CaseIterable {
     case config
     /// No matrix anywhere: raw axes are device axes.
     case identity
+    /// A known device's axes from the daemon's own table (the Steam Deck's evdev motion device,
+    /// docs/frames.md "evdev motion devices"): a rotation, read by the kernel rule.
+    case device
 }
 
 /// How the raw chip axes of both sensors map into the daemon's device frame (X right, Y top, Z

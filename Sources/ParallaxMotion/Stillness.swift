@@ -42,6 +42,25 @@ public struct Stillness: Sendable, Equatable {
             self.angleTolerance = angleTolerance
             self.meanWindow = meanWindow
         }
+
+        /// How many quanta a tolerance spans at least: a device that reports only steps of its
+        /// quantum (the kernel's evdev fuzz filter passes a step of one fuzz, and smooths it) must
+        /// not read as moving on a single step of noise.
+        public static let quantaPerTolerance = 4.0
+
+        /// These settings with each tolerance at least `quantaPerTolerance` of the sensor's
+        /// quantum (SI units, 0: none); the defaults stay where they are larger (a Steam Deck's
+        /// 0.02 m/s² and 0.001 rad/s are far below them). Non-finite quanta change nothing.
+        public func coarsened(accelerometerQuantum: Double, gyroscopeQuantum: Double) -> Settings {
+            var s = self
+            if accelerometerQuantum.isFinite {
+                s.accelerometerTolerance = max(accelerometerTolerance, Self.quantaPerTolerance * accelerometerQuantum)
+            }
+            if gyroscopeQuantum.isFinite {
+                s.gyroscopeTolerance = max(gyroscopeTolerance, Self.quantaPerTolerance * gyroscopeQuantum)
+            }
+            return s
+        }
     }
 
     public let settings: Settings

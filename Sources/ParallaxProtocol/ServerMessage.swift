@@ -131,7 +131,7 @@ public enum ServerMessage: Sendable, Equatable {
                 writer.key("capture")
                 writer.string(sensor.capture)
             }
-            for (key, value) in [("trigger", sensor.trigger), ("choice", sensor.choice)] where !value.isEmpty {
+            for (key, value) in [("location", sensor.location), ("trigger", sensor.trigger), ("choice", sensor.choice)] where !value.isEmpty {
                 writer.key(key)
                 writer.string(value)
             }

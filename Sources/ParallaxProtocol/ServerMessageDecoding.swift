@@ -76,7 +76,8 @@ extension ServerMessage {
                 kind: kind, device: entry["device"]?.stringValue ?? "", rate: entry["rate"]?.doubleValue ?? 0,
                 capture: entry["capture"]?.stringValue ?? "",
                 trigger: entry["trigger"]?.stringValue ?? "", choice: entry["choice"]?.stringValue ?? "",
-                limits: (entry["limits"]?.arrayValue ?? []).compactMap(\.stringValue))
+                limits: (entry["limits"]?.arrayValue ?? []).compactMap(\.stringValue),
+                location: entry["location"]?.stringValue ?? "")
         }
         return StatusReport(
             version: value["version"]?.stringValue ?? "",

@@ -18,7 +18,7 @@ public struct SensorInfo: Sendable, Equatable {
     public var device: String
     /// Configured sampling rate (Hz).
     public var rate: Double
-    /// How it is read: "buffered", "polled", "polled: <why not buffered>", "replay"; "" from
+    /// How it is read: "buffered", "polled", "polled: <why not buffered>", "evdev", "replay"; "" from
     /// servers before the field existed.
     public var capture: String
     /// What drives a buffered device's scans: "own: NAME", "hrtimer: NAME at R Hz (made by
@@ -32,9 +32,12 @@ public struct SensorInfo: Sendable, Equatable {
     /// the reason ("the hub cannot rest: reading at full rate while still (in_accel_hysteresis:
     /// Permission denied)"); empty when nothing was refused (and from older servers).
     public var limits: [String]
+    /// Where the device is: "iio:device0", "/dev/input/event5", a libiio URI and device, a trace
+    /// file; "" from servers before the field existed.
+    public var location: String
 
     public init(kind: String, device: String, rate: Double, capture: String = "", trigger: String = "",
-                choice: String = "", limits: [String] = []) {
+                choice: String = "", limits: [String] = [], location: String = "") {
         self.kind = kind
         self.device = device
         self.rate = rate
@@ -42,6 +45,7 @@ public struct SensorInfo: Sendable, Equatable {
         self.trigger = trigger
         self.choice = choice
         self.limits = limits
+        self.location = location
     }
 }
 

@@ -41,7 +41,8 @@ struct StatusCommand: ParsableCommand {
         lines.append(row("source", report.source))
         lines.append(row("sensor", report.sensor.rawValue))
         for sensor in report.sensors {
-            lines.append(row("  \(sensor.kind)", "\(sensor.device), \(TextFormat.short(sensor.rate)) Hz"))
+            let place = sensor.location.isEmpty ? "" : " (\(sensor.location))"
+            lines.append(row("  \(sensor.kind)", "\(sensor.device)\(place), \(TextFormat.short(sensor.rate)) Hz"))
         }
         // One capture line when the sensors are captured alike, one per sensor otherwise (a
         // gyroscope buffered beside an accelerometer left to iio-sensor-proxy), with the reason

@@ -18,7 +18,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from labvm import REPO, Lab, LabError, missing_artifacts  # noqa: E402
-from labkit import Daemon, GuestHub, GuestImu  # noqa: E402
+from labkit import Daemon, GuestDeck, GuestHub, GuestImu  # noqa: E402
 
 TIMINGS = []
 # The guests booted so far (powered off before the other mode boots).
@@ -140,6 +140,26 @@ def make_imu(lab, request):
         imu.stop()
 
 
+@pytest.fixture
+def make_deck(lab, request):
+    """make_deck(lizard_mode=1) → a GuestDeck whose "Steam Deck Motion Sensors" exists
+    (guest/steamdeck.py); destroyed (its input devices awaited gone) when the test ends."""
+    decks = []
+
+    def make(**options):
+        deck = GuestDeck(lab, socket=f'/run/steamdeck-{len(decks)}.sock')
+        decks.append(deck)
+        deck.start(**options)
+        return deck
+
+    yield make
+    for deck in decks:
+        failed = getattr(request.node, 'rep_call', None) is not None and request.node.rep_call.failed
+        if failed:
+            print(f'--- deck log {deck.log}:\n' + lab.run(f'tail -n 40 {deck.log}').stdout)
+        deck.stop()
+
+
 @pytest.fixture(scope='session')
 def debs():
     """The project's Debian packages to install in the booted guest: the .deb files
@@ -218,8 +238,8 @@ def daemons(lab, request):
     class Starter:
         started = []
 
-        def start(self, settings=(), name=None, wait_ready=True):
-            d = Daemon(lab, f'/tmp/plx-{name or len(self.started)}', settings)
+        def start(self, settings=(), name=None, wait_ready=True, source=None):
+            d = Daemon(lab, f'/tmp/plx-{name or len(self.started)}', settings, source=source)
             self.started.append(d)
             d.start(wait_ready=wait_ready)
             return d

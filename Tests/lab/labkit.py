@@ -10,6 +10,7 @@ from labvm import GUEST_DIR, LabError
 
 HUB = os.path.join(GUEST_DIR, 'sensorhub.py')
 IMU = os.path.join(GUEST_DIR, 'i2cimu.py')
+DECK = os.path.join(GUEST_DIR, 'steamdeck.py')
 IIOBUF = os.path.join(GUEST_DIR, 'iiobuf.py')
 PLXRUN = os.path.join(GUEST_DIR, 'plxrun.py')
 IIO = '/sys/bus/iio/devices'
@@ -86,6 +87,18 @@ class GuestImu(GuestHub):
         return self.info
 
 
+class GuestDeck(GuestHub):
+    """A Steam Deck's controller in the guest (guest/steamdeck.py: uhid, the real hid-steam),
+    driven over its control socket with the hub's motion ops plus `options` and `hidraw`."""
+
+    def start(self, lizard_mode=1, rate=250, timeout=60):
+        argv = ['python3', DECK, 'serve', '--background', '--socket', self.socket, '--log', self.log,
+                '--rate', str(rate), '--lizard-mode', str(lizard_mode)]
+        out = self.lab.check(argv, timeout=timeout)
+        self.info = json.loads(out.split(' ', 3)[3])
+        return self.info
+
+
 def device(lab, name):
     """The sysfs directory of the IIO device called name."""
     return f'{IIO}/' + guest_json(lab, ['python3', HUB, 'wait-iio', name, '--timeout', '10'])[name][0]
@@ -106,11 +119,12 @@ def iio_buffer(lab, name, count=0, enable=False, disable=False, timeout=10):
 
 
 class Daemon:
-    """parallaxd (host-built, .build/debug) running in the guest with --source iio:local:."""
+    """parallaxd (host-built, .build/debug) running in the guest with --source iio:local: (or `source`)."""
 
-    def __init__(self, lab, directory, settings=(), binary=None):
+    def __init__(self, lab, directory, settings=(), binary=None, source=None):
         self.lab = lab
         self.binary = binary
+        self.source = source
         self.dir = directory
         self.settings = list(settings)
         self.socket = f'{directory}/parallaxd.sock'
@@ -121,6 +135,8 @@ class Daemon:
         argv = ['python3', PLXRUN, 'daemon', '--dir', self.dir] + [a for s in self.settings for a in ('--set', s)]
         if self.binary:
             argv += ['--bin', self.binary]
+        if self.source:
+            argv += ['--source', self.source]
         info = guest_json(self.lab, argv + ([] if wait_ready else ['--no-wait']), timeout=90)
         self.pid, self.ready_ns, self.info = info['pid'], info.get('ready_ns'), info
         return info

@@ -141,7 +141,7 @@ def test_hub_destroyed_and_recreated_is_followed_within_1s(lab, hub, daemons, ca
     assert kinds == ['accel', 'gyro'], f'after the re-creation parallaxd uses {kinds}'
     # The daemon opens on the kernel's add events (no retry back-off): ArrivalWatch.settle after
     # the last device appeared, then the buffers' first scans.
-    assert 'IIO devices appeared: opening the sensors now' in d.log_tail(200), d.log_tail()
+    assert 'motion devices appeared: opening the sensors now' in d.log_tail(200), d.log_tail()
     assert frame_delay <= 1.0, f'parallaxd followed the re-created hub after {frame_delay:.2f} s'
 
 

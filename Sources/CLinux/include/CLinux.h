@@ -103,4 +103,54 @@ ssize_t plx_send(int fd, const void *buf, size_t len);
 /// -errno when it could not be started.
 int plx_run_and_wait(const char *program, const char *arg1, const char *arg2);
 
+// evdev (linux/input.h), for input devices that carry motion sensors (INPUT_PROP_ACCELEROMETER):
+// typed wrappers over the ioctls, and the event codes the daemon reads.
+enum {
+    PLX_EV_SYN = 0x00, PLX_EV_ABS = 0x03, PLX_EV_MSC = 0x04,
+    PLX_SYN_REPORT = 0, PLX_SYN_DROPPED = 3,
+    PLX_MSC_TIMESTAMP = 0x05,
+    PLX_ABS_X = 0x00, PLX_ABS_Y = 0x01, PLX_ABS_Z = 0x02,
+    PLX_ABS_RX = 0x03, PLX_ABS_RY = 0x04, PLX_ABS_RZ = 0x05,
+    PLX_INPUT_PROP_ACCELEROMETER = 0x06,
+};
+
+/// One axis's range and filter (struct input_absinfo, EVIOCGABS).
+struct plx_absinfo {
+    int32_t value;
+    int32_t minimum;
+    int32_t maximum;
+    int32_t fuzz;
+    int32_t flat;
+    /// Units per g (accelerometer axes) or per degree per second (gyroscope axes) for
+    /// INPUT_PROP_ACCELEROMETER devices (Documentation/input/event-codes.rst); 0 when unset.
+    int32_t resolution;
+};
+
+/// One event (struct input_event, its time split out as nanoseconds of the clock set with
+/// plx_evdev_set_clock).
+struct plx_input_event {
+    int64_t time_ns;
+    uint16_t type;
+    uint16_t code;
+    int32_t value;
+};
+
+/// Opens an evdev node read-only, non-blocking, close-on-exec.
+int plx_evdev_open(const char *path);
+/// EVIOCGNAME into `name` (NUL-terminated, at most `length` - 1 bytes); its length or -1.
+int plx_evdev_name(int fd, char *name, size_t length);
+/// EVIOCGID: bus type, vendor and product.
+int plx_evdev_id(int fd, uint16_t *bustype, uint16_t *vendor, uint16_t *product);
+/// EVIOCGPROP: 1 when the device has input property `property`, 0 when not, -1 on error.
+int plx_evdev_has_property(int fd, unsigned property);
+/// EVIOCGBIT(type): 1 when the device reports event `code` of `type`, 0 when not, -1 on error.
+int plx_evdev_has_event(int fd, unsigned type, unsigned code);
+/// EVIOCGABS(axis).
+int plx_evdev_abs(int fd, unsigned axis, struct plx_absinfo *info);
+/// EVIOCSCLOCKID: event times on `clock` (CLOCK_MONOTONIC for the daemon's time base).
+int plx_evdev_set_clock(int fd, int clock);
+/// Reads up to `max` queued events without blocking: their count, 0 when none is queued
+/// (EAGAIN), -1 on another error (ENODEV: the device is gone).
+int plx_evdev_read(int fd, struct plx_input_event *events, int max);
+
 #endif
