@@ -60,7 +60,8 @@ def verify_root(tmp, binary):
             shutil.copy(target, unit_dir)
     for unit in (SERVICE, SOCKET):
         shutil.copy(unit, unit_dir)
-    for exe, src in (('usr/bin/parallaxd', binary), ('bin/kill', shutil.which('kill') or '/bin/kill')):
+    for exe, src in (('usr/bin/parallaxd', binary), ('bin/kill', shutil.which('kill') or '/bin/kill'),
+                     ('usr/lib/parallaxd/parallaxd-iio-access', HELPER)):     # ExecStartPre=+ (software triggers)
         os.makedirs(os.path.dirname(os.path.join(tmp, exe)), exist_ok=True)
         shutil.copy(src, os.path.join(tmp, exe))
     return tmp
