@@ -144,6 +144,11 @@ public final class Daemon {
         }
         updateDemand()
         Systemd.notify("READY=1\nSTATUS=\(servingStatus)\nMAINPID=\(getpid())")
+        // What only starting needed goes from the resident set (StartupCodePages).
+        switch StartupCodePages.release() {
+        case .success(let kib): logger.debug("let go of \(kib) KiB of start-up code pages")
+        case .failure(let error): logger.debug("start-up code pages kept (/proc/self/smaps: \(error))")
+        }
     }
 
     private func handleSignal(_ signo: Int32) {

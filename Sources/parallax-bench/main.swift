@@ -121,8 +121,8 @@ writeFile(configPath, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Senso
 
 print("parallax-bench: \(options.daemon), input \(Int(options.inputRate)) Hz (replayed), subscribers at \(options.rate) Hz")
 print("")
-print("| MinimumChange | subscribers | lines/s | p50 ms | p99 ms | max ms |")
-print("|---:|---:|---:|---:|---:|---:|")
+print("| MinimumChange | subscribers | lines/s | p50 ms | p99 ms | max ms | VmRSS KiB | VmHWM KiB |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|")
 // With a minimum change, frames go out only when the offset moved that much; each must still
 // carry the newest sample when it is sent, so its latency stays the processing time.
 for minimumChange in options.minimumChanges {
@@ -130,10 +130,14 @@ for minimumChange in options.minimumChanges {
     writeFile(latencyConfig, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Sensor]\nLinger=0.5\n[Motion]\nMinimumChange=\(minimumChange)\n")
     for count in options.subscriberCounts {
         let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: tracePath, config: latencyConfig)
-        let (latencies, lines, _) = measureLatency(socket: daemon.socketPath, count: count, rate: options.rate, seconds: options.seconds)
+        // The subscribers stay connected while the memory is read: RSS with `count` of them.
+        let (latencies, lines, open) = measureLatency(socket: daemon.socketPath, count: count, rate: options.rate,
+                                                      seconds: options.seconds, keepOpen: true)
+        let memory = daemon.memory
+        for fd in open { close(fd) }
         daemon.stop()
         let sorted = latencies.sorted()
-        print("| \(minimumChange) | \(count) | \(Int(Double(lines) / options.seconds)) | \(ms(percentile(sorted, 0.5))) | \(ms(percentile(sorted, 0.99))) | \(ms(percentile(sorted, 1.0))) |")
+        print("| \(minimumChange) | \(count) | \(Int(Double(lines) / options.seconds)) | \(ms(percentile(sorted, 0.5))) | \(ms(percentile(sorted, 0.99))) | \(ms(percentile(sorted, 1.0))) | \(memory.rss) | \(memory.peak) |")
     }
 }
 
