@@ -1,25 +1,26 @@
 """Headless KWin 5.27 for the wallpaper tests: `kwin_wayland --virtual` with OpenGL compositing on
 Mesa's llvmpipe (KWIN_COMPOSE=O2; ScreenShot2 exists only with OpenGL), run as the account like
 sway, on a private session bus. Screenshots come from kwin_screenshot.py (ScreenShot2 over D-Bus:
-KWin has no wlr-screencopy); output rotation and scale are set with kscreen-doctor, through KWin's
-kde_output_management_v2, as Plasma's display settings do.
+KWin has no wlr-screencopy); an output's rotation comes from KScreen's saved configuration, its
+scale from --scale.
 
 Debian's /usr/bin/kwin_wayland carries the file capability cap_sys_resource, which a sandbox may
 refuse to grant ("Operation not permitted"): the account runs a plain copy (no extended
 attributes). The copy must still be named kwin_wayland: KWin's Qt platform plugin loads only into
 an executable of that name."""
+import hashlib
+import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 
 import accounts
 import pngkit
-from desktop import Compositor, account_ids, as_account, wait_until
+from desktop import Compositor, account_ids, as_account
 
-# KScreen's rotation names for the wl_output transforms the tests use (degrees clockwise).
-ROTATIONS = {0: 'none', 90: 'right', 180: 'inverted', 270: 'left'}
+# KScreen's rotation values (KScreen::Output::Rotation) for a turn clockwise in degrees.
+KSCREEN_ROTATIONS = {0: 1, 90: 8, 180: 4, 270: 2}
 
 _binary = None
 
@@ -45,6 +46,12 @@ class Kwin(Compositor):
         super().__init__()
         data = os.path.join(self.home, '.local', 'share')
         self._authorise_screenshots(data)
+        self._configure_outputs(data, outputs, width, height, transform)
+        if os.getuid() == 0:
+            uid, gid = account_ids()
+            for top, dirs, files in os.walk(self.home):
+                for name in dirs + files:
+                    os.chown(os.path.join(top, name), uid, gid)
         self.bus_address = 'unix:path=%s/kwin-bus' % self.runtime
         base = {'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime, 'LANG': 'C.UTF-8',
                 'XDG_DATA_HOME': data, 'XDG_CONFIG_HOME': os.path.join(self.home, '.config'),
@@ -70,8 +77,6 @@ class Kwin(Compositor):
                                         cwd=accounts.NEUTRAL_CWD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.helpers.insert(0, self.shooter)
         assert self.shooter.stdout.readline().strip() == 'ready'
-        if transform is not None:
-            self.rotate(self.output_names()[0], int(transform))
 
     def _authorise_screenshots(self, data):
         """KWin lets a D-Bus caller take screenshots when a .desktop file names its executable
@@ -84,11 +89,28 @@ class Kwin(Compositor):
         with open(os.path.join(apps, os.path.basename(python) + '.desktop'), 'w') as f:
             f.write('[Desktop Entry]\nType=Application\nName=parallax test screenshots\n'
                     'Exec=%s\nX-KDE-DBUS-Restricted-Interfaces=org.kde.KWin.ScreenShot2\n' % python)
-        if os.getuid() == 0:
-            uid, gid = account_ids()
-            for top, dirs, files in os.walk(self.home):
-                for name in dirs + files:
-                    os.chown(os.path.join(top, name), uid, gid)
+
+    @staticmethod
+    def _configure_outputs(data, outputs, width, height, transform):
+        """Rotation is read at start from KScreen's saved configuration, as Plasma's display
+        settings leave it: $XDG_DATA_HOME/kscreen/<md5 of the output names> (this set of outputs)
+        and kscreen/outputs/<name> (each output). Virtual outputs have no EDID, so KWin names them
+        by connector, Virtual-0, Virtual-1, …. (Changing it at run time needs kscreen-doctor,
+        whose KWayland backend 5.27 crashes applying a configuration to this KWin.)"""
+        if transform is None:
+            return
+        names = ['Virtual-%d' % n for n in range(outputs)]
+        mode = {'size': {'width': width, 'height': height}, 'refresh': 60}
+        rotation = KSCREEN_ROTATIONS[int(transform)]
+        folder = os.path.join(data, 'kscreen')
+        os.makedirs(os.path.join(folder, 'outputs'))
+        setup = hashlib.md5(''.join(sorted(names)).encode()).hexdigest()
+        with open(os.path.join(folder, setup), 'w') as f:
+            json.dump([{'id': name, 'enabled': True, 'pos': {'x': width * n, 'y': 0}, 'rotation': rotation,
+                        'scale': 1, 'mode': mode} for n, name in enumerate(names)], f)
+        for name in names:
+            with open(os.path.join(folder, 'outputs', name), 'w') as f:
+                json.dump({'id': name, 'rotation': rotation, 'scale': 1, 'mode': mode}, f)
 
     def screenshot(self, output=None):
         """The workspace (or one output) in device pixels, as its viewer sees it."""
@@ -107,24 +129,3 @@ class Kwin(Compositor):
         rgb = bytearray(width * height * 3)
         rgb[0::3], rgb[1::3], rgb[2::3] = rows[2::4], rows[1::4], rows[0::4]     # B G R A in memory
         return pngkit.Picture(width, height, 3, rgb)
-
-    def kscreen_doctor(self, *arguments):
-        """Runs kscreen-doctor in this session (its KWayland backend in-process, on Qt's
-        Wayland platform: it finds the output management through it); returns stdout."""
-        env = dict(self.bus_env, KSCREEN_BACKEND='KWayland', KSCREEN_BACKEND_INPROCESS='1', QT_QPA_PLATFORM='wayland')
-        result = subprocess.run(as_account(['kscreen-doctor'] + list(arguments)), env=env, cwd=accounts.NEUTRAL_CWD,
-                                capture_output=True, text=True, timeout=30)
-        if result.returncode != 0:
-            raise AssertionError('kscreen-doctor %s: %s' % (' '.join(arguments), result.stderr[-1000:]))
-        return result.stdout
-
-    def output_names(self):
-        text = re.sub(r'\x1b\[[0-9;]*m', '', self.kscreen_doctor('--outputs'))
-        return re.findall(r'^Output: \d+ (\S+)', text, re.M)
-
-    def rotate(self, output, degrees):
-        """Turns the output (a kde_output_management_v2 configuration) and waits until KWin
-        announces the new wl_output transform."""
-        self.kscreen_doctor('output.%s.rotation.%s' % (output, ROTATIONS[degrees]))
-        wait_until(lambda: degrees in self.announced_transforms(), 20, 'KWin to announce a %d° transform' % degrees)
-
