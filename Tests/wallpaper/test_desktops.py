@@ -6,6 +6,7 @@ one run of each check, to keep the suite's time (scripts/test.sh says what it co
 
 What a desktop cannot show is said where its case is left out (and in docs/wallpaper.md)."""
 import os
+import signal
 import subprocess
 import time
 
@@ -140,3 +141,22 @@ def test_a_fullscreen_window_pauses_the_subscription_and_closing_it_resumes(
     wait_until(lambda: len(frames(w)) > drawn, 20, 'a frame once the window closed')
     wait_until(lambda: daemon.subscribed_count() == 1 and resumed(w) == paused(w), 20, 'the subscription again')
     assert consistent(daemon, w)
+
+
+@pytest.mark.parametrize('compositors', ['kwin'], indirect=True)
+def test_kwin_shows_the_background_mapped_last_on_top(wallpaper_bin, compositors, wallpapers, scene_dir):
+    # What docs/wallpaper.md "KDE Plasma" rests on: KWin 5.27 puts every layer-shell background in
+    # its DesktopLayer, where plasmashell's desktop window is too, and stacks the one mapped last on
+    # top, even when the other draws again. (plasmashell itself is not installed here.)
+    desktop = compositors(width=WIDTH, height=HEIGHT)
+    first = scene(scene_dir, '[Scene]\nBackground=#00ff00\n', name='first.conf')
+    second = scene(scene_dir, '[Scene]\nBackground=#ff0000\n', name='second.conf')
+    none = os.path.join(scene_dir, 'none.sock')
+    a = wallpapers(desktop, wallpaper_bin, ['--scene', first, '--socket', none, '--stats'])
+    wait_until(lambda: near(desktop.screenshot().pixel(WIDTH // 2, HEIGHT // 2)[:3], GREEN, 2), 20, 'the first background')
+    wallpapers(desktop, wallpaper_bin, ['--scene', second, '--socket', none])
+    wait_until(lambda: near(desktop.screenshot().pixel(WIDTH // 2, HEIGHT // 2)[:3], RED, 2), 20, 'the second on top')
+    drawn = len(frames(a))
+    a.proc.send_signal(signal.SIGHUP)      # the first draws a new frame
+    wait_until(lambda: len(frames(a)) > drawn, 20, 'the first to draw again')
+    assert near(desktop.screenshot().pixel(WIDTH // 2, HEIGHT // 2)[:3], RED, 2), 'a new frame raised the first'
