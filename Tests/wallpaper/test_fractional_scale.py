@@ -13,6 +13,7 @@ import pngkit
 from desktop import wait_until
 from frames import frames
 from kwin import Kwin
+from test_visibility import paused, resumed
 
 LOGICAL_W, LOGICAL_H, SCALE = 960, 540, 1.5
 DEVICE_W, DEVICE_H = 1440, 810
@@ -113,6 +114,8 @@ def test_a_fractional_scale_draws_device_pixels_with_hard_edges(wallpaper_bin, w
     # Fit=none: one image pixel per device pixel, the whole image centred.
     cx, cy = DEVICE_W / 2 - STRIPES_W / 2 - 0.5, DEVICE_H / 2 - 0.5
     pic, box = settled_box(kwin, (SOLID_W, IMAGE_H), (cx, cy), 'the block at device pixels, centred')
+    # A first frame later than 500 ms pauses the subscription until it is shown (test_desktops.settled).
+    wait_until(lambda: daemon.subscribed_count() == 1 and paused(w) == resumed(w), 20, 'a live subscription')
     assert edge_widths(pic, box) == (0, 0, 0), 'soft edges %r' % (edge_widths(pic, box),)
     assert pure_stripe_share(pic, box) == 1.0
     # Depth·offset logical pixels = 1.5·Depth·offset device pixels: 30 right, 15 up.
