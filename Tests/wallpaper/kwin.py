@@ -8,6 +8,7 @@ Debian's /usr/bin/kwin_wayland carries the file capability cap_sys_resource, whi
 refuse to grant ("Operation not permitted"): the account runs a plain copy (no extended
 attributes). The copy must still be named kwin_wayland: KWin's Qt platform plugin loads only into
 an executable of that name."""
+import atexit
 import hashlib
 import json
 import os
@@ -31,6 +32,7 @@ def plain_binary():
     if _binary is None:
         folder = tempfile.mkdtemp(prefix='plx-kwin-', dir='/tmp')
         os.chmod(folder, 0o755)
+        atexit.register(shutil.rmtree, folder, True)
         _binary = os.path.join(folder, 'kwin_wayland')
         shutil.copyfile('/usr/bin/kwin_wayland', _binary)
         os.chmod(_binary, 0o755)
