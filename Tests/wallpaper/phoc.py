@@ -1,11 +1,8 @@
 """Headless phoc 0.24 (Phosh's compositor; wlroots 0.15 like sway 1.7) for the wallpaper tests:
 `WLR_BACKENDS=headless WLR_RENDERER=pixman` (its GLES2 renderer needs a DRM device), run as the
 account like sway, outputs set in its phoc.ini. It offers wlr-screencopy, so grim takes the
-screenshots; wlr-randr changes outputs at run time (wlr-output-management)."""
-import subprocess
-
-import accounts
-from desktop import Compositor, as_account
+screenshots."""
+from desktop import Compositor
 
 
 class Phoc(Compositor):
@@ -27,9 +24,3 @@ class Phoc(Compositor):
             'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman', 'WLR_LIBINPUT_NO_DEVICES': '1',
             'WLR_HEADLESS_OUTPUTS': str(outputs),
         }, self.SOCKET)
-
-    def wlr_randr(self, *arguments):
-        """Runs wlr-randr (e.g. '--output', 'HEADLESS-1', '--transform', '90'); returns its output."""
-        result = subprocess.run(as_account(['wlr-randr'] + list(arguments)), env=self.client_env, cwd=accounts.NEUTRAL_CWD,
-                                check=True, capture_output=True, text=True, timeout=20)
-        return result.stdout

@@ -152,11 +152,11 @@ def test_a_fullscreen_window_pauses_the_subscription_and_closing_it_resumes(
     assert consistent(daemon, w)
 
 
-@pytest.mark.parametrize('compositors', ['kwin'], indirect=True)
-def test_kwin_shows_the_background_mapped_last_on_top(wallpaper_bin, compositors, wallpapers, scene_dir):
-    # What docs/wallpaper.md "KDE Plasma" rests on: KWin 5.27 puts every layer-shell background in
-    # its DesktopLayer, where plasmashell's desktop window is too, and stacks the one mapped last on
-    # top, even when the other draws again. (plasmashell itself is not installed here.)
+def test_the_background_mapped_last_is_on_top(wallpaper_bin, compositors, wallpapers, scene_dir):
+    # What docs/wallpaper.md "KDE Plasma and Phosh" rests on: of two backgrounds the one mapped
+    # last is on top, even when the other draws again. KWin 5.27 puts layer-shell backgrounds in
+    # its DesktopLayer, where plasmashell's desktop window is too; phoc keeps them in its
+    # background layer, where phosh's own background surface is. (Neither shell is installed here.)
     desktop = compositors(width=WIDTH, height=HEIGHT)
     first = scene(scene_dir, '[Scene]\nBackground=#00ff00\n', name='first.conf')
     second = scene(scene_dir, '[Scene]\nBackground=#ff0000\n', name='second.conf')
