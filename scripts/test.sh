@@ -16,8 +16,8 @@
 # Since then (issue 31, visibility): the wallpaper's visibility tests add ≈ 15 s (4 tests, one with
 # the real daemon), pausing in libparallax, Python and Swift a few seconds each.
 # Since then (issue 33, KDE Plasma and Phosh): the wallpaper tests also run on headless KWin 5.27
-# and phoc 0.24 (test_desktops.py, 8 tests) and check fractional scaling under KWin
-# (test_fractional_scale.py, 2 tests): ≈ 22 s measured on the 2 shared cores (a KWin starts in
+# and phoc 0.24 (test_desktops.py, 9 tests) and check fractional scaling under KWin
+# (test_fractional_scale.py, 2 tests): 21-25 s measured on the 2 shared cores (a KWin starts in
 # 0.3-0.5 s); setup.sh installs kwin-wayland (≈ 180 MiB with its Qt/KDE libraries) and phoc
 # (≈ 43 MiB) once.
 set -euo pipefail
