@@ -8,8 +8,9 @@
 #   scripts/generate-wayland-glue.sh DIR        write the glue under DIR instead (for the check)
 #
 # Protocols: xdg-shell and presentation-time from Debian's wayland-protocols
-# (/usr/share/wayland-protocols), wlr-layer-shell-unstable-v1 vendored under protocols/ (not in
-# Debian; see protocols/README.md).
+# (/usr/share/wayland-protocols); vendored under protocols/ (see protocols/README.md):
+# wlr-layer-shell-unstable-v1 (not in Debian), and fractional-scale-v1 and viewporter (from
+# wayland-protocols 1.31; fractional-scale is in its staging/ folder, which older releases lack).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TARGET="$ROOT/Sources/CWaylandProtocols"
@@ -20,6 +21,8 @@ PROTOCOLS=(
   "$SYSTEM/stable/xdg-shell/xdg-shell.xml"
   "$SYSTEM/stable/presentation-time/presentation-time.xml"
   "$TARGET/protocols/wlr-layer-shell-unstable-v1.xml"
+  "$TARGET/protocols/fractional-scale-v1.xml"
+  "$TARGET/protocols/viewporter.xml"
 )
 
 mkdir -p "$OUT/include"

@@ -93,8 +93,8 @@ final class SceneRenderer {
     }
 
     /// Draws the scene at `offset`; `yaw` is the heading (radians) for panoramas, nil without one.
-    func draw(width: Int32, height: Int32, scale: Int32, offset: ParallaxOffset, yaw: Double?, programs: ScenePrograms) {
-        let output = OutputGeometry(width: Double(width), height: Double(height), scale: Double(scale))
+    func draw(width: Int32, height: Int32, scale: Double, offset: ParallaxOffset, yaw: Double?, programs: ScenePrograms) {
+        let output = OutputGeometry(width: Double(width), height: Double(height), scale: scale)
         let projection = Self.projection(width: output.width, height: output.height)
         let perspective: PerspectiveMotionEffect?
         let camera: Transform3D

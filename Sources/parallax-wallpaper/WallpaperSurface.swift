@@ -30,17 +30,21 @@ final class WallpaperSurface {
     private var eglSurface: EGLSurface?
     let pacer: FramePacer
 
-    /// Size in surface units (what the compositor configured) and the buffer scale.
+    /// Size in surface units (what the compositor configured) and device pixels per unit: the
+    /// output's integer scale, or the compositor's preferred fractional one (`fractional`).
     private(set) var width: Int32 = 0
     private(set) var height: Int32 = 0
-    private(set) var scale: Int32 = 1
+    private(set) var scale = SurfaceScale.integer(1)
+    /// The preferred fractional scale and the viewport it is drawn through; nil where the
+    /// compositor offers no wp_fractional_scale_v1 or wp_viewporter.
+    private var fractional: FractionalScale?
     private(set) var isConfigured = false
     /// The compositor closed the surface (output gone, window closed): the owner drops it.
     private(set) var isClosed = false
 
-    /// Draws one frame into the current EGL surface: pixel width, height, buffer scale, and the
-    /// CLOCK_MONOTONIC time (ns) the frame is expected on screen.
-    var draw: ((_ width: Int32, _ height: Int32, _ scale: Int32, _ shownAt: Int64) -> Void)?
+    /// Draws one frame into the current EGL surface: pixel width, height, device pixels per
+    /// logical pixel, and the CLOCK_MONOTONIC time (ns) the frame is expected on screen.
+    var draw: ((_ width: Int32, _ height: Int32, _ scale: Double, _ shownAt: Int64) -> Void)?
     /// Runs when the compositor closed the surface or the window.
     var closed: (() -> Void)?
     /// Runs after each frame was committed (the owner may ask for the next one).
@@ -84,7 +88,7 @@ final class WallpaperSurface {
             // -1: cover the whole output, panels and bars included, as a wallpaper does.
             zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
             zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, me)
-            scale = output.scale
+            scale = .integer(output.scale)
         case .window:
             guard let wmBase = client.wmBase else {
                 throw WaylandError(description: "the compositor has no xdg-shell (xdg_wm_base)")
@@ -98,7 +102,13 @@ final class WallpaperSurface {
             width = Self.defaultWindowWidth
             height = Self.defaultWindowHeight
         }
-        wl_surface_set_buffer_scale(surface, scale)
+        if let fractional = FractionalScale(client: client, surface: surface) {
+            // Until the compositor says its preferred scale: the integer one, through the viewport.
+            scale = .fractional(UInt32(scale.bufferScale) * SurfaceScale.fractionalDenominator)
+            fractional.preferredScaleChanged = { [unowned self] preferred in apply(preferred) }
+            self.fractional = fractional
+        }
+        wl_surface_set_buffer_scale(surface, scale.bufferScale)
         // The first commit without a buffer asks the compositor for a configure.
         wl_surface_commit(surface)
     }
@@ -107,6 +117,7 @@ final class WallpaperSurface {
         if let frameCallback { wl_callback_destroy(frameCallback) }
         if let eglSurface { egl.destroy(eglSurface) }
         if let eglWindow { wl_egl_window_destroy(eglWindow) }
+        fractional = nil
         if let layerSurface { zwlr_layer_surface_v1_destroy(layerSurface) }
         if let toplevel { xdg_toplevel_destroy(toplevel) }
         if let xdgSurface { xdg_surface_destroy(xdgSurface) }
@@ -120,11 +131,17 @@ final class WallpaperSurface {
         drawIfDue()
     }
 
-    /// Sets the buffer scale (the output's scale changed); takes effect with the next frame.
+    /// The output's integer scale changed; takes effect with the next frame. Ignored under a
+    /// fractional scale: the compositor says the preferred scale for the surface itself.
     func setScale(_ newScale: Int32) {
-        guard newScale != scale, newScale >= 1 else { return }
+        guard fractional == nil, newScale >= 1 else { return }
+        apply(.integer(newScale))
+    }
+
+    private func apply(_ newScale: SurfaceScale) {
+        guard newScale != scale else { return }
         scale = newScale
-        wl_surface_set_buffer_scale(surface, scale)
+        wl_surface_set_buffer_scale(surface, scale.bufferScale)
         resize()
     }
 
@@ -151,7 +168,8 @@ final class WallpaperSurface {
         visibility.callbackRequested(at: plx_monotonic_ns())
         pacer.frameWillCommit(surface: surface)
         let started = plx_monotonic_ns()
-        draw?(width * scale, height * scale, scale, pacer.expectedPresentationTime())
+        let buffer = scale.bufferSize(width: width, height: height)
+        draw?(buffer.width, buffer.height, scale.factor, pacer.expectedPresentationTime())
         if egl.swap(eglSurface) { framesDrawn += 1 }
         lastFrameDuration = plx_monotonic_ns() - started
         schedule.drew(duration: lastFrameDuration)
@@ -177,10 +195,12 @@ final class WallpaperSurface {
 
     private func resize() {
         guard isConfigured, width > 0, height > 0 else { return }
+        let buffer = scale.bufferSize(width: width, height: height)
+        if scale.needsViewport { fractional?.show(width: width, height: height) }
         if let eglWindow {
-            wl_egl_window_resize(eglWindow, width * scale, height * scale, 0, 0)
+            wl_egl_window_resize(eglWindow, buffer.width, buffer.height, 0, 0)
         } else {
-            eglWindow = wl_egl_window_create(surface, width * scale, height * scale)
+            eglWindow = wl_egl_window_create(surface, buffer.width, buffer.height)
             if let eglWindow { eglSurface = try? egl.makeSurface(window: eglWindow) }
         }
         needsRedraw = true

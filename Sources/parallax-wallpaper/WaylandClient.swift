@@ -1,6 +1,7 @@
 // The connection to the compositor and the globals parallax-wallpaper binds: wl_compositor,
 // zwlr_layer_shell_v1 (background surfaces), xdg_wm_base (--window), wp_presentation (when the
-// frame is really shown, for prediction) and every wl_output. Outputs may come and go at any time;
+// frame is really shown, for prediction), wp_fractional_scale_manager_v1 and wp_viewporter (device
+// pixels on a fractionally scaled output: FractionalScale.swift) and every wl_output. Outputs may come and go at any time;
 // the owner hears about them through `outputsChanged`.
 
 import CWayland
@@ -18,6 +19,11 @@ final class WaylandClient {
     private static let layerShellVersion: UInt32 = 4
     private static let wmBaseVersion: UInt32 = 2
     private static let presentationVersion: UInt32 = 1
+    private static let viewporterVersion: UInt32 = 1
+    private static let fractionalScaleVersion: UInt32 = 1
+    /// Set to 0, the wallpaper ignores fractional scales and draws at the output's integer scale,
+    /// which the compositor then resamples (to compare, or to work around a compositor's bug).
+    static let fractionalScaleSwitch = "PARALLAX_WALLPAPER_FRACTIONAL_SCALE"
 
     let display: OpaquePointer
     private var registry: OpaquePointer?
@@ -25,6 +31,8 @@ final class WaylandClient {
     private(set) var layerShell: OpaquePointer?
     private(set) var wmBase: OpaquePointer?
     private(set) var presentation: OpaquePointer?
+    private(set) var viewporter: OpaquePointer?
+    private(set) var fractionalScaleManager: OpaquePointer?
     /// The clock wp_presentation times are in (a clockid_t); CLOCK_MONOTONIC is what we can use.
     fileprivate(set) var presentationClock: UInt32?
     private(set) var outputs: [WaylandOutput] = []
@@ -66,6 +74,11 @@ final class WaylandClient {
         case "wp_presentation":
             presentation = bind(plx_wp_presentation_interface(), Self.presentationVersion)
             wp_presentation_add_listener(presentation, Self.presentationListener, Unmanaged.passUnretained(self).toOpaque())
+        case "wp_viewporter":
+            viewporter = bind(plx_wp_viewporter_interface(), Self.viewporterVersion)
+        case "wp_fractional_scale_manager_v1":
+            guard WallpaperCommandLine.environment(Self.fractionalScaleSwitch) != "0" else { return }
+            fractionalScaleManager = bind(plx_wp_fractional_scale_manager_v1_interface(), Self.fractionalScaleVersion)
         case "wl_output":
             guard let proxy = bind(plx_wl_output_interface(), Self.outputVersion) else { return }
             let output = WaylandOutput(proxy: proxy, globalName: name, version: min(version, Self.outputVersion))

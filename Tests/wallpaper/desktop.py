@@ -73,28 +73,76 @@ def shared_dir(prefix):
     return path
 
 
-def launch(compositor, name, argv, env):
-    """Starts a compositor as the account with its log in its home; returns once it listens on
-    wayland-1 in its runtime directory, and sets the environment its clients need."""
-    compositor.log_path = os.path.join(compositor.home, name + '.log')
-    compositor.log = open(compositor.log_path, 'w')
-    compositor.proc = subprocess.Popen(as_account(argv), env=env, cwd=accounts.NEUTRAL_CWD,
-                                       stdout=compositor.log, stderr=subprocess.STDOUT)
-    socket_path = os.path.join(compositor.runtime, 'wayland-1')
-    wait_until(lambda: os.path.exists(socket_path) or compositor.proc.poll() is not None, 20, name + ' to listen')
-    if compositor.proc.poll() is not None:
-        raise RuntimeError(name + ' exited: ' + open(compositor.log_path).read()[-2000:])
-    compositor.client_env = {'XDG_RUNTIME_DIR': compositor.runtime, 'WAYLAND_DISPLAY': 'wayland-1',
-                             'PATH': '/usr/bin:/bin', 'HOME': compositor.home, 'LANG': 'C.UTF-8'}
+class Compositor:
+    """A headless compositor run as the account, in its own XDG_RUNTIME_DIR and HOME; clients get
+    client_env. Subclasses start it (_launch) and say how to take a screenshot."""
+    name = 'compositor'
+
+    def __init__(self):
+        self.runtime = private_dir('plx-wl-run-')
+        self.home = private_dir('plx-wl-home-')
+        self.log_path = os.path.join(self.home, self.name + '.log')
+        self.log = open(self.log_path, 'w')
+        self.proc = None
+        self.helpers = []       # processes to end before the compositor
+
+    def _launch(self, argv, env, socket_name):
+        """Starts argv as the account and waits for its Wayland socket."""
+        self.env = env
+        self.proc = subprocess.Popen(as_account(argv), env=env, cwd=accounts.NEUTRAL_CWD,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+        socket_path = os.path.join(self.runtime, socket_name)
+        wait_until(lambda: os.path.exists(socket_path) or self.proc.poll() is not None, 20, self.name + ' to listen')
+        if self.proc.poll() is not None:
+            raise RuntimeError(self.name + ' exited: ' + open(self.log_path).read()[-2000:])
+        self.client_env = {'XDG_RUNTIME_DIR': self.runtime, 'WAYLAND_DISPLAY': socket_name,
+                           'PATH': '/usr/bin:/bin', 'HOME': self.home, 'LANG': 'C.UTF-8'}
+
+    def write_config(self, name, text):
+        path = os.path.join(self.home, name)
+        with open(path, 'w') as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        return path
+
+    def screenshot(self, output=None):
+        """The output (or all of them) as its viewer sees it, through wlr-screencopy (grim)."""
+        path = os.path.join(self.home, 'shot.png')
+        argv = ['grim'] + (['-o', output] if output else []) + [path]
+        subprocess.run(as_account(argv), env=self.client_env, cwd=accounts.NEUTRAL_CWD, check=True, timeout=20)
+        return pngkit.read(path)
+
+    def announced_transforms(self):
+        """The wl_output transforms (degrees, in the order of the outputs) the compositor announces
+        to clients, read from a Wayland protocol trace of grim (which reads every wl_output before
+        it looks for screencopy): independent of the wallpaper."""
+        result = subprocess.run(as_account(['grim', os.path.join(self.home, 'probe.png')]), cwd=accounts.NEUTRAL_CWD,
+                                env=dict(self.client_env, WAYLAND_DEBUG='1'), capture_output=True, text=True, timeout=20)
+        found = re.findall(r'wl_output@\d+\.geometry\((?:[^,]*,){7} *(\d+)\)', result.stderr)
+        return [(int(v) & 3) * 90 for v in found]
+
+    def close(self):
+        for p in self.helpers + [self.proc]:
+            if p is None or p.poll() is not None:
+                continue
+            p.terminate()
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+        self.log.close()
+        shutil.rmtree(self.runtime, ignore_errors=True)
+        shutil.rmtree(self.home, ignore_errors=True)
 
 
-class Sway:
+class Sway(Compositor):
     """Headless sway (wlroots pixman renderer) with outputs of the given config lines."""
+    name = 'sway'
 
     def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1, refresh=None):
         """refresh: the outputs' refresh rate (Hz); wlroots' headless default is 60."""
-        self.runtime = private_dir('plx-wl-run-')
-        self.home = private_dir('plx-wl-home-')
+        super().__init__()
         lines = []
         for n in range(1, outputs + 1):
             line = 'output HEADLESS-%d mode %dx%d' % (n, width, height)
@@ -105,22 +153,12 @@ class Sway:
             if scale is not None:
                 line += ' scale %s' % scale
             lines.append(line)
-        config = os.path.join(self.home, 'config')
-        with open(config, 'w') as f:
-            f.write('\n'.join(lines) + '\n')
-        os.chmod(config, 0o644)
-        self.env = {
+        config = self.write_config('config', '\n'.join(lines) + '\n')
+        self._launch(['sway', '-c', config], {
             'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime,
             'WLR_BACKENDS': 'headless', 'WLR_RENDERER': 'pixman', 'WLR_LIBINPUT_NO_DEVICES': '1',
             'WLR_HEADLESS_OUTPUTS': str(outputs), 'LANG': 'C.UTF-8',
-        }
-        launch(self, 'sway', ['sway', '-c', config], self.env)
-
-    def screenshot(self, output=None):
-        path = os.path.join(self.home, 'shot.png')
-        argv = ['grim'] + (['-o', output] if output else []) + [path]
-        subprocess.run(as_account(argv), env=self.client_env, cwd=accounts.NEUTRAL_CWD, check=True, timeout=20)
-        return pngkit.read(path)
+        }, 'wayland-1')
 
     def swaymsg(self, *command):
         """Runs one sway IPC command (e.g. 'fullscreen', 'enable'); returns swaymsg's output."""
@@ -129,41 +167,20 @@ class Sway:
                                 cwd=accounts.NEUTRAL_CWD, check=True, capture_output=True, text=True, timeout=20)
         return result.stdout
 
-    def announced_transforms(self):
-        """The wl_output transforms (degrees, in the order of the outputs) the compositor announces
-        to clients, read from a Wayland protocol trace of grim: independent of the wallpaper."""
-        result = subprocess.run(as_account(['grim', os.path.join(self.home, 'probe.png')]), cwd=accounts.NEUTRAL_CWD,
-                                env=dict(self.client_env, WAYLAND_DEBUG='1'), capture_output=True, text=True, timeout=20)
-        found = re.findall(r'wl_output@\d+\.geometry\((?:[^,]*,){7} *(\d+)\)', result.stderr)
-        return [(int(v) & 3) * 90 for v in found]
 
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.runtime, ignore_errors=True)
-        shutil.rmtree(self.home, ignore_errors=True)
-
-
-class Weston:
+class Weston(Compositor):
     """Headless weston (pixman renderer, one output) as the unprivileged account: a compositor
     that answers wp_presentation feedback, which headless sway 1.7 (wlroots 0.15) does not. It has
-    no wlr-layer-shell, so the wallpaper runs in it with --window. Attributes as Sway's."""
+    no wlr-layer-shell, so the wallpaper runs in it with --window."""
+    name = 'weston'
 
     def __init__(self, width=640, height=360):
-        self.runtime = private_dir('plx-wl-run-')
-        self.home = private_dir('plx-wl-home-')
+        super().__init__()
         argv = ['weston', '--backend=headless-backend.so', '--use-pixman', '--no-config', '--socket=wayland-1',
                 '--width=%d' % width, '--height=%d' % height]
-        launch(self, 'weston', argv, {'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime,
-                                      'LANG': 'C.UTF-8'})
+        self._launch(argv, {'PATH': '/usr/bin:/bin', 'HOME': self.home, 'XDG_RUNTIME_DIR': self.runtime,
+                            'LANG': 'C.UTF-8'}, 'wayland-1')
 
-    close = Sway.close
 
 class Wallpaper:
     """parallax-wallpaper running on a Sway as the unprivileged account."""

@@ -12,6 +12,8 @@ GENERATED = [
     'xdg-shell-protocol.c', 'include/xdg-shell-client-protocol.h',
     'presentation-time-protocol.c', 'include/presentation-time-client-protocol.h',
     'wlr-layer-shell-unstable-v1-protocol.c', 'include/wlr-layer-shell-unstable-v1-client-protocol.h',
+    'fractional-scale-v1-protocol.c', 'include/fractional-scale-v1-client-protocol.h',
+    'viewporter-protocol.c', 'include/viewporter-client-protocol.h',
 ]
 
 
@@ -25,7 +27,10 @@ def test_committed_glue_matches_wayland_scanner_output():
                 name + ' differs from what scripts/generate-wayland-glue.sh makes; run it and commit'
 
 
-def test_vendored_layer_shell_keeps_its_licence():
-    with open(os.path.join(TARGET, 'protocols', 'wlr-layer-shell-unstable-v1.xml')) as f:
-        text = f.read()
-    assert 'Copyright © 2017 Drew DeVault' in text and 'Permission to use, copy, modify' in text
+def test_vendored_protocols_keep_their_licences():
+    for name, holder, grant in (('wlr-layer-shell-unstable-v1.xml', 'Copyright © 2017 Drew DeVault', 'Permission to use, copy, modify'),
+                                ('fractional-scale-v1.xml', 'Copyright © 2022 Kenny Levinsen', 'Permission is hereby granted'),
+                                ('viewporter.xml', 'Copyright © 2013-2016 Collabora, Ltd.', 'Permission is hereby granted')):
+        with open(os.path.join(TARGET, 'protocols', name)) as f:
+            text = f.read()
+        assert holder in text and grant in text, name

@@ -11,5 +11,7 @@ const struct wl_interface *plx_wl_output_interface(void);
 const struct wl_interface *plx_xdg_wm_base_interface(void);
 const struct wl_interface *plx_zwlr_layer_shell_v1_interface(void);
 const struct wl_interface *plx_wp_presentation_interface(void);
+const struct wl_interface *plx_wp_viewporter_interface(void);
+const struct wl_interface *plx_wp_fractional_scale_manager_v1_interface(void);
 
 #endif
