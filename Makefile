@@ -83,18 +83,21 @@ install-files:
 		$(call dest,$(SYSUSERSDIR)) $(call dest,$(SCENEDIR)/images) \
 		$(call dest,$(HELPERDIR)) $(call dest,$(MANDIR)/man1) $(call dest,$(MANDIR)/man8) $(call dest,$(DOCDIR)) \
 		$(call dest,$(BASHCOMPDIR)) $(call dest,$(ZSHCOMPDIR)) $(call dest,$(FISHCOMPDIR)) \
-		$(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d)
+		$(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d) $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d)
 	$(INSTALL_PROGRAM) $(foreach p,$(PROGRAMS),$(call q,$(BIN)/$(p))) $(call dest,$(BINDIR)/)
 	$(SUBSTITUTE) systemd/parallaxd.service > $(call dest,$(UNITDIR)/parallaxd.service)
 	$(SUBSTITUTE) systemd/parallaxd.socket > $(call dest,$(UNITDIR)/parallaxd.socket)
 	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules)
 	$(SUBSTITUTE) systemd/parallax-wallpaper.service > $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	$(SUBSTITUTE) systemd/iio-sensor-proxy-parallaxd.conf > $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d/parallaxd.conf)
 	chmod 0644 $(call dest,$(UNITDIR)/parallaxd.service) $(call dest,$(UNITDIR)/parallaxd.socket) \
+		$(call dest,$(UNITDIR)/iio-sensor-proxy.service.d/parallaxd.conf) \
 		$(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
 	$(INSTALL) -m 0644 $(SCENES) $(call dest,$(SCENEDIR)/)
 	$(INSTALL) -m 0644 $(SCENE_IMAGES) $(call dest,$(SCENEDIR)/images/)
 	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
 	$(INSTALL) -m 0755 systemd/parallaxd-iio-access $(call dest,$(HELPERDIR)/parallaxd-iio-access)
+	$(INSTALL) -m 0755 systemd/parallaxd-before-sensor-proxy $(call dest,$(HELPERDIR)/parallaxd-before-sensor-proxy)
 	$(INSTALL) -m 0644 docs/man/parallaxd.8 $(call dest,$(MANDIR)/man8/parallaxd.8)
 	$(INSTALL) -m 0644 docs/man/parallaxctl.1 $(call dest,$(MANDIR)/man1/parallaxctl.1)
 	$(INSTALL) -m 0644 docs/man/parallax-wallpaper.1 $(call dest,$(MANDIR)/man1/parallax-wallpaper.1)
@@ -127,7 +130,9 @@ uninstall:
 	rm -f $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
 	rm -f $(foreach f,$(notdir $(SCENES)),$(call dest,$(SCENEDIR)/$(f))) $(foreach f,$(notdir $(SCENE_IMAGES)),$(call dest,$(SCENEDIR)/images/$(f)))
 	rm -f $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
-	rm -f $(call dest,$(HELPERDIR)/parallaxd-iio-access)
+	rm -f $(call dest,$(HELPERDIR)/parallaxd-iio-access) $(call dest,$(HELPERDIR)/parallaxd-before-sensor-proxy)
+	rm -f $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d/parallaxd.conf)
+	-rmdir $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d) 2>/dev/null
 	rm -f $(call dest,$(MANDIR)/man8/parallaxd.8) $(call dest,$(MANDIR)/man1/parallaxctl.1) $(call dest,$(MANDIR)/man1/parallax-wallpaper.1)
 	rm -f $(call dest,$(DOCDIR)/README.md) $(call dest,$(DOCDIR)/operations.md)
 	rm -f $(call dest,$(BASHCOMPDIR)/parallaxd) $(call dest,$(BASHCOMPDIR)/parallaxctl)

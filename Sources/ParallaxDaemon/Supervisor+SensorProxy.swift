@@ -1,34 +1,38 @@
 import ParallaxIIO
 
 /// Reopening when iio-sensor-proxy comes or goes, so that the accelerometer's buffer is read by
-/// whoever may (BufferClaim, SensorProxyWatch): while sensors of this machine are open.
+/// whoever may (BufferClaim, SensorProxyWatch): while sensors of this machine are wanted.
 extension Supervisor {
-    /// Opens or closes the watch: it exists while local sensors are open.
+    /// Opens or closes the watch. It lives while local sensors are open or wanted, across the
+    /// reopens it causes: a new watch's first news would otherwise start another reopen.
     func updateSensorProxyWatch() {
-        if localDevices && capture != nil {
+        if localDevices && (capture != nil || demanded) {
             guard sensorProxy == nil else { return }
             sensorProxy = SensorProxyWatch(loop: loop, logger: logger) { [unowned self] running in
-                self.sensorProxyChanged(running: running)
+                self.logger.notice("iio-sensor-proxy \(running ? "starting or running" : "stopped")")
+                self.reconcileWithSensorProxy()
             }
         } else {
             sensorProxy = nil
         }
     }
 
-    private func sensorProxyChanged(running: Bool) {
-        guard capture != nil else { return }
+    /// Reopens when what is open does not match whether iio-sensor-proxy runs: started, a buffer
+    /// it marks and we read goes back to it; stopped, a buffer left to it is ours again. Judged
+    /// only on the current capture's own sensors (after it said what it opened) and on what the
+    /// watch knows; the open itself asked the bus too (SensorProxyBus.isRunning).
+    func reconcileWithSensorProxy() {
+        guard capture != nil, captureHasOpened, let running = sensorProxy?.runningOrStarting else { return }
         let accelerometers = sensors.filter { $0.kind == .accelerometer }
-        // Started: a buffer it marks and we read goes back to it. Stopped: a buffer left to it
-        // is ours again.
         let reopen = running
             ? accelerometers.contains { $0.capture == "buffered" && BufferClaim.isMarked(deviceID: $0.location) }
             : accelerometers.contains { $0.capture.contains(BufferClaim.leftToSensorProxy) }
-        logger.notice("iio-sensor-proxy \(running ? "started" : "stopped")\(reopen ? ": reopening the sensors" : "")")
         guard reopen else { return }
+        logger.notice("iio-sensor-proxy \(running ? "starting or running: giving its buffer back" : "stopped: taking its buffer"), reopening the sensors")
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         retryDelay = Self.firstRetryDelay
         // As an arrival's reopen: the loop never waits for the old capture thread; a buffer it
-        // still holds makes the new open fail, and the first retry follows.
+        // still holds is waited for by the new open (PreviousCaptureHold).
         closeCapture()
         open()
     }

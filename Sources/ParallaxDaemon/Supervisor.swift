@@ -60,8 +60,10 @@ final class Supervisor {
 
     /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
     var arrivals: ArrivalWatch?
-    /// iio-sensor-proxy on the system bus, watched while local sensors are open (Supervisor+SensorProxy.swift).
+    /// iio-sensor-proxy on the system bus, watched while local sensors are wanted (Supervisor+SensorProxy.swift).
     var sensorProxy: SensorProxyWatch?
+    /// The current capture has said what it opened (`sensors` is its, not a previous capture's).
+    var captureHasOpened = false
 
     /// - Parameters:
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
@@ -146,6 +148,7 @@ final class Supervisor {
             return
         }
         self.capture = capture
+        captureHasOpened = false
         updateSensorProxyWatch()
     }
 
@@ -249,6 +252,8 @@ final class Supervisor {
                 self.events.sensorsOpened()
                 setState(.ok)
                 updateArrivalWatch()
+                captureHasOpened = true
+                reconcileWithSensorProxy()
             case .sample(let sample):
                 sampleTimes.record(sample.t)
                 // The same raw samples, in the same order, as the capture thread's rest gate sees.

@@ -112,8 +112,13 @@ final class DeviceStream {
             if let timestampChannel { iio_channel_enable(timestampChannel.pointer) }
             let buffer: IIOBuffer
             do throws(IIOBufferError) {
-                buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill,
-                                       handBack: accel != nil && BufferClaim.isMarked(deviceID: device.id))
+                do throws(IIOBufferError) {
+                    buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill)
+                } catch .cannotCreate(let err) where err == EBUSY && context.uri == "local:"
+                            && PreviousCaptureHold.awaitRelease(of: "/dev/\(device.id)") {
+                    // Busy with our own capture being replaced, now closed: once more.
+                    buffer = try IIOBuffer(device: device, context: context, scans: IIOBufferedDriver.scansPerRefill)
+                }
             } catch {
                 switch error {
                 case .cannotCreate(let err):

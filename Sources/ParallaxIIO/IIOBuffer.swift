@@ -12,28 +12,17 @@ final class IIOBuffer {
     private var pointer: OpaquePointer?
     private let context: IIOContext
     private let device: IIODeviceHandle
-    /// Enable the buffer again once ours is destroyed (`close`): it was iio-sensor-proxy's and
-    /// ran when we took it.
-    private let reenableOnClose: Bool
 
     /// Creates the buffer of `device` for `scans` scans per refill, with the channels already
     /// enabled; the errno of the failure and why in words when it cannot.
     ///
-    /// `handBack`: the device's buffer is iio-sensor-proxy's when it runs (its udev mark). If it
-    /// is enabled now, it is enabled again when ours is destroyed. Why: iio-sensor-proxy sets its
-    /// buffer up once, when it starts, and then only opens and reads the node; libiio disables the
-    /// buffer it destroys, and a proxy that started while we held the buffer would read nothing
-    /// ever after (measured on the booted lab, docs/decisions.md "Beside iio-sensor-proxy").
-    init(device: IIODeviceHandle, context: IIOContext, scans: Int, handBack: Bool = false) throws(IIOBufferError) {
+    /// Destroying it disables it, also a buffer that was iio-sensor-proxy's: it sets its buffer
+    /// up itself when it starts, which it does only once parallaxd has let go (its unit's
+    /// drop-in, docs/operations.md "Beside iio-sensor-proxy"); a buffer left enabled would make
+    /// that set-up fail (the trigger cannot change while a buffer runs).
+    init(device: IIODeviceHandle, context: IIOContext, scans: Int) throws(IIOBufferError) {
         self.context = context
         self.device = device
-        var enabled = false
-        if handBack {
-            enabled = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 8) { text in
-                iio_device_buffer_attr_read(device.pointer, "enable", text.baseAddress!, text.count) > 0 && text[0] == CChar(UInt8(ascii: "1"))
-            }
-        }
-        reenableOnClose = enabled
         errno = 0
         guard let pointer = iio_device_create_buffer(device.pointer, scans, false) else {
             throw .cannotCreate(errno: errno)
@@ -55,12 +44,11 @@ final class IIOBuffer {
     deinit { close() }
 
     /// Destroys the buffer, which disables it, so that polling (ours after a fallback, or
-    /// another process) can read the device again; one handed back runs again. Idempotent.
+    /// another process) can read the device again. Idempotent.
     func close() {
         guard let pointer else { return }
         iio_buffer_destroy(pointer)
         self.pointer = nil
-        if reenableOnClose { _ = iio_device_buffer_attr_write(device.pointer, "enable", "1") }
     }
 
     var isOpen: Bool { pointer != nil }

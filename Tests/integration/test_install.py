@@ -55,6 +55,11 @@ SCENES = sorted(f for f in os.listdir(SCENES_DIR) if f.endswith('.conf'))
 SCENE_IMAGES = sorted(f for f in os.listdir(os.path.join(SCENES_DIR, 'images')) if f.endswith('.png'))
 
 
+# What Sources/gnome-extension/assemble.sh makes of the extension's sources.
+GNOME_EXTENSION_FILES = ['controller.js', 'extension.js', 'metadata.json', 'mover.js', 'placement.js',
+                         'preferences.js', 'prefs.js', 'protocol.js', 'subscriber.js']
+
+
 def expected_tree(prefix):
     p = prefix.lstrip('/')
     return {
@@ -70,6 +75,8 @@ def expected_tree(prefix):
         '%s/lib/udev/rules.d/61-parallaxd.rules' % p: 0o644,
         '%s/lib/sysusers.d/parallaxd.conf' % p: 0o644,
         '%s/lib/parallaxd/parallaxd-iio-access' % p: 0o755,
+        '%s/lib/parallaxd/parallaxd-before-sensor-proxy' % p: 0o755,
+        '%s/lib/systemd/system/iio-sensor-proxy.service.d/parallaxd.conf' % p: 0o644,
         '%s/share/man/man8/parallaxd.8' % p: 0o644,
         '%s/share/man/man1/parallaxctl.1' % p: 0o644,
         '%s/share/man/man1/parallax-wallpaper.1' % p: 0o644,
@@ -88,6 +95,9 @@ def expected_tree(prefix):
         '%s/lib/%s/libparallax.so' % (p, MULTIARCH): 0o777,
         '%s/lib/%s/pkgconfig/parallax.pc' % (p, MULTIARCH): 0o644,
         '%s/share/man/man3/libparallax.3' % p: 0o644,
+        # The GNOME Shell extension (docs/gnome.md), its schema where GLib looks for schemas.
+        **{'%s/share/gnome-shell/extensions/parallax@parallaxd/%s' % (p, f): 0o644 for f in GNOME_EXTENSION_FILES},
+        '%s/share/glib-2.0/schemas/org.gnome.shell.extensions.parallax.gschema.xml' % p: 0o644,
         'etc/parallaxd/parallaxd.conf': 0o644,
     }
 
@@ -105,6 +115,8 @@ def test_make_install_destdir_tree(workdir, bin_dir, prefix):
     assert 'file://%s/share/doc/parallaxd/README.md' % prefix in unit
     with open(os.path.join(dest, prefix.lstrip('/'), 'lib/udev/rules.d/61-parallaxd.rules')) as f:
         assert 'RUN+="%s/lib/parallaxd/parallaxd-iio-access ' % prefix in f.read()
+    with open(os.path.join(dest, prefix.lstrip('/'), 'lib/systemd/system/iio-sensor-proxy.service.d/parallaxd.conf')) as f:
+        assert 'ExecStartPre=-%s/lib/parallaxd/parallaxd-before-sensor-proxy\n' % prefix in f.read()
     with open(os.path.join(dest, prefix.lstrip('/'), 'lib/systemd/user/parallax-wallpaper.service')) as f:
         user_unit = f.read()
     assert 'ExecStart=%s/bin/parallax-wallpaper --scene %%E/parallax-wallpaper/scene.conf\n' % prefix in user_unit

@@ -438,8 +438,12 @@ def await_file_line(lab, path, text, timeout=30):
 # moving, slowly at rest (docs/sensors.md "Beside iio-sensor-proxy").
 GET_REPORTS_MOVING = 25
 GET_REPORTS_AT_REST = 2
-# iio-sensor-proxy stopping or starting: the accelerometer's buffer changes hands within (s).
+# iio-sensor-proxy stopping: the accelerometer's buffer is parallaxd's within (s) (issue 30).
 HANDOVER_SECONDS = 2.0
+# iio-sensor-proxy starting: once its start returned, parallaxd's new capture (the accelerometer
+# polled) is open within (s); its open may first wait for the capture it replaces to let go of the
+# gyroscope's buffer (PreviousCaptureHold, up to 2 s).
+GIVE_BACK_SECONDS = 5.0
 
 
 def hub_rates(hub, seconds):
@@ -526,23 +530,34 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
     booted.check(['systemctl', 'stop', 'iio-sensor-proxy'])
     taken = await_accel_capture(booted, lambda c: c == 'buffered', HANDOVER_SECONDS + 1)
-    # It starts again (monitor-sensor still claims): the buffer goes back, and both keep working.
+    # It starts again (monitor-sensor still claims): the drop-in's ExecStartPre holds its start
+    # until parallaxd has let go of the accelerometer's node, so `systemctl start` returns with
+    # iio-sensor-proxy reading its own buffer; parallaxd's new capture (the accelerometer polled)
+    # follows. Both keep working (the next test).
+    t0 = time.monotonic()
     booted.check(['systemctl', 'start', 'iio-sensor-proxy'])
-    given = await_accel_capture(booted, lambda c: c.startswith('polled at '), HANDOVER_SECONDS + 1)
+    starting = time.monotonic() - t0
+    given = await_accel_capture(booted, lambda c: c.startswith('polled at '), GIVE_BACK_SECONDS)
     with capsys.disabled():
         print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; iio-sensor-proxy stopped: buffer taken '
-              f'after {taken} s; started: given back after {given} s')
+              f'after {taken} s; started: systemctl start took {starting:.2f} s, parallaxd polling {given} s after it')
     assert taken is not None and taken <= HANDOVER_SECONDS, taken
-    assert given is not None and given <= HANDOVER_SECONDS, given
+    assert given is not None, status(booted)
     assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
     proxy_log = booted.check(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '--after-cursor', mark])
     with capsys.disabled():
         print('\n  iio-sensor-proxy said: ' + ' | '.join(l.split(': ', 1)[-1] for l in proxy_log.splitlines()[-6:]))
 
 
-@pytest.mark.xfail(strict=True, reason='not working yet: after iio-sensor-proxy is restarted beside parallaxd (the buffer '
-                   'handed back within 2 s, enabled again), monitor-sensor hears no orientation change in 30 s; not diagnosed')
 def test_iio_sensor_proxy_started_again_hears_orientation(booted, installed, hub):
+    # The previous test started it again while parallaxd held the buffer: the drop-in's
+    # ExecStartPre waited for the hand-back, so it opened its accelerometer (it exits when it
+    # cannot), monitor-sensor claimed it again and hears the next turn.
+    assert booted.run(['systemctl', 'is-active', 'iio-sensor-proxy']).stdout.strip() == 'active', \
+        booted.run(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '-n', '20']).stdout
+    again = booted.run("timeout 10 bash -c 'until [ $(grep -c \"Has accelerometer\" /tmp/monitor-sensor.log) -ge 2 ]; "
+                       "do sleep 0.1; done'", timeout=20)
+    assert again.rc == 0, booted.read('/tmp/monitor-sensor.log')[-2000:]
     heard = booted.read('/tmp/monitor-sensor.log').count('orientation changed')
     sub = monitor(booted, until='x is not None and x < 0.1', then=dict(op='attitude', x=0, y=0, seconds=1), hub=hub)
     assert offsets(sub) and offsets(sub)[-1]['x'] < 0.1, (sub['stderr'], sub['lines'][-5:])

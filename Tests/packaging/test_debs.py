@@ -31,11 +31,13 @@ def doc(package):
 EXPECTED_FILES = {
     'parallaxd': sorted([
         '/etc/parallaxd/parallaxd.conf',
+        '/lib/systemd/system/iio-sensor-proxy.service.d/parallaxd.conf',
         '/lib/systemd/system/parallaxd.service',
         '/lib/systemd/system/parallaxd.socket',
         '/lib/udev/rules.d/61-parallaxd.rules',
         '/usr/bin/parallaxctl',
         '/usr/bin/parallaxd',
+        '/usr/lib/parallaxd/parallaxd-before-sensor-proxy',
         '/usr/lib/parallaxd/parallaxd-iio-access',
         '/usr/lib/sysusers.d/parallaxd.conf',
         '/usr/share/bash-completion/completions/parallaxctl',

@@ -327,6 +327,14 @@ class ScanFeeder:
                         self._write(batch)
                         batch = []
             values = self.current_values() if time.monotonic() >= next_t else None
+            if values is not None:
+                # A reader that disabled and enabled the buffer between two looks here (a few
+                # microseconds apart in the daemon) may have chosen other channels: scans are
+                # packed as the scan elements are now, as the kernel does from its enable.
+                now_enabled = self.enabled_channels()
+                if now_enabled != channels:
+                    channels = now_enabled
+                    batch = []
             if values is not None and self.hub and not self._hub_sends(values):
                 self.suppressed += 1
                 next_t += period
