@@ -48,7 +48,7 @@ struct px_client {
     int64_t subscribed_at_ns; /* connected since when (a lasting connection resets the back-off) */
     struct pxi_backoff backoff; /* delay before the next attempt after a failure */
 
-    char subscribe_line[96]; /* rate and rotation never change; rebuilt when the heading is asked for */
+    char subscribe_line[96]; /* built as each subscribe is queued, never while one is being written */
     bool heading;            /* px_client_set_heading: the subscribe line asks for the heading */
     bool resubscribe;        /* the heading changed after the subscribe line went out: send it again */
     bool paused;             /* px_client_pause: unsubscribed on the connection, kept across reconnections */

@@ -146,7 +146,6 @@ PX_EXPORT px_client *px_client_new(const char *socket_path, int rate_hz, int rot
     c->address_length = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + path_length + 1);
     c->rate_hz = rate_hz;
     c->rotation_deg = rotation_deg;
-    pxi_build_subscribe_line(c);
     c->fd = -1;
     c->phase = PXI_DISCONNECTED;
     /* The seed only has to differ between clients: where the block is and when it was made. */
@@ -168,9 +167,9 @@ PX_EXPORT int px_client_set_heading(px_client *c, bool on)
     if (c == NULL) return -EINVAL;
     if (on == c->heading) return 0;
     c->heading = on;
-    pxi_build_subscribe_line(c);
-    /* A subscribe already queued or answered asked for the other: subscribe again once it is
-     * answered (a line half written is never replaced). */
+    /* The line is rebuilt when the next subscribe is queued: one being written may be half out,
+     * and its rest must come from the same text. A subscribe already queued or answered asked
+     * for the other: subscribe again once it is answered. */
     if (c->phase == PXI_SUBSCRIBING || c->phase == PXI_SUBSCRIBED) c->resubscribe = true;
     if (!on) {
         c->heading_available = false;

@@ -80,6 +80,8 @@ static void queue(struct px_client *c, const char *line, enum pxi_phase phase, i
 void pxi_queue_subscribe(struct px_client *c, int64_t now)
 {
     c->resubscribe = false;
+    /* Only here, where nothing is being written (one command on the wire at a time). */
+    pxi_build_subscribe_line(c);
     queue(c, c->subscribe_line, PXI_SUBSCRIBING, now);
 }
 

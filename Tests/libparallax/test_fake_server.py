@@ -6,6 +6,8 @@ import errno
 import json
 import math
 import os
+import select
+import time
 
 import pytest
 
@@ -309,6 +311,38 @@ def test_a_subscribe_line_that_cannot_be_sent_whole_is_finished_later(staged, wo
     assert probe.quit() == 0
     log = probe.stderr_text()
     assert 'short_send: wrote 10 of %d bytes' % (len(command) + 1) in log and 'short_send: EAGAIN' in log, log
+
+
+def test_the_heading_asked_for_while_a_subscribe_is_half_written_changes_nothing_of_it(
+        staged, workdir, fake_daemons, probes, socket_path):
+    """px_client_set_heading while the subscribe line is half out (short_send.c holds the rest):
+    the daemon still receives that line whole, then, once it is answered, a subscribe with the
+    heading. Rebuilding the line under the pending bytes sent a torn line."""
+    import subprocess
+    shim = os.path.join(workdir, 'short_send.so')
+    subprocess.run(['cc', '-shared', '-fPIC', '-o', shim, os.path.join(libpx.HERE, 'short_send.c'), '-ldl'],
+                   check=True)
+    hold = os.path.join(workdir, 'release-send')
+    server = FakeDaemon(socket_path)
+    fake_daemons.append(server)
+    probe = probes(socket_path, 60, 90, env={'LD_PRELOAD': shim, 'SHORT_SEND_HOLD': hold})
+    probe.wait_event('start', EVENT_TIMEOUT)
+    conn = server.accept(EVENT_TIMEOUT)
+    conn.line(libpx.HELLO)
+    # The first 10 bytes of the subscribe line arrive; the rest is held.
+    end = time.monotonic() + EVENT_TIMEOUT
+    while len(conn.buffer) < 10 and time.monotonic() < end:
+        r, _, _ = select.select([conn.sock], [], [], end - time.monotonic())
+        if r:
+            conn.buffer += conn.sock.recv(4096)
+    assert conn.buffer == b'{"cmd":"su', conn.buffer
+    assert probe.command('heading on', 'heading')['ret'] == 0
+    open(hold, 'w').close()
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'subscribe', 'rate': 60, 'rotation': 90}
+    conn.line({'type': 'subscribed', 'rate': 60, 'rotation': 90})
+    conn.line(libpx.STATE_OK)
+    assert json.loads(conn.read_line(EVENT_TIMEOUT)) == {'cmd': 'subscribe', 'rate': 60, 'rotation': 90, 'heading': True}
+    assert probe.quit() == 0
 
 
 def heading_line(seq, x, yaw, vyaw):
