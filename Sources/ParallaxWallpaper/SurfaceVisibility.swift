@@ -4,7 +4,8 @@
 // workspace. So the rule (docs/wallpaper.md "Visibility"):
 //
 // - hidden: a frame callback was asked for (with a commit) and has not come within
-//   `hiddenAfterRefreshes` refresh periods, and never sooner than `minimumHiddenDelay`;
+//   `hiddenAfterRefreshes` refresh periods, and never sooner than `minimumHiddenDelay` (before
+//   the surface's first callback has come, never sooner than `firstFrameDelay`);
 // - visible again: any frame callback comes, or the compositor configures the surface (it is
 //   being laid out, so it will be shown or will say otherwise with the next late callback).
 //
@@ -27,6 +28,10 @@ public struct SurfaceVisibility: Sendable, Equatable {
     public static let minimumHiddenDelay: Int64 = 500_000_000
     /// Longest wait (ns): a reported refresh slower than this is not a display pipeline.
     public static let maximumHiddenDelay: Int64 = 2_000_000_000
+    /// Shortest wait for the surface's first frame callback (ns): a compositor drawing in software
+    /// takes its time to show a new surface (headless KWin under llvmpipe took over 500 ms), and a
+    /// pause and resume at start would cost a subscription round trip for nothing.
+    public static let firstFrameDelay: Int64 = 3_000_000_000
     /// The refresh period assumed until the compositor reports one: 60 Hz (ns).
     public static let assumedRefreshPeriod: Int64 = 16_666_667
 
@@ -36,6 +41,8 @@ public struct SurfaceVisibility: Sendable, Equatable {
     public private(set) var callbackRequestedAt: Int64?
     /// The output's refresh period (ns) as the compositor reported it; nil or ≤ 0: unknown.
     public var refreshPeriod: Int64?
+    /// Whether a frame callback of this surface has ever come (it has been shown once).
+    public private(set) var hasBeenShown = false
 
     public init(refreshPeriod: Int64? = nil) {
         self.refreshPeriod = refreshPeriod
@@ -45,7 +52,8 @@ public struct SurfaceVisibility: Sendable, Equatable {
     public var hiddenDelay: Int64 {
         let period = refreshPeriod.flatMap { $0 > 0 ? $0 : nil } ?? Self.assumedRefreshPeriod
         let (delay, overflow) = period.multipliedReportingOverflow(by: Self.hiddenAfterRefreshes)
-        return min(max(overflow ? Self.maximumHiddenDelay : delay, Self.minimumHiddenDelay), Self.maximumHiddenDelay)
+        let shown = min(max(overflow ? Self.maximumHiddenDelay : delay, Self.minimumHiddenDelay), Self.maximumHiddenDelay)
+        return hasBeenShown ? shown : max(shown, Self.firstFrameDelay)
     }
 
     /// When the surface will count as hidden unless its callback comes first (ns); nil while no
@@ -65,6 +73,7 @@ public struct SurfaceVisibility: Sendable, Equatable {
     /// A frame callback came: the surface is shown. `.visible` when it was hidden.
     public mutating func callbackDone() -> VisibilityChange? {
         callbackRequestedAt = nil
+        hasBeenShown = true
         return becomeVisible()
     }
 

@@ -1,6 +1,6 @@
 // The visibility rule as a value (SurfaceVisibility.swift): hidden when a frame callback is
-// overdue by 30 refreshes (never less than 500 ms, never more than 2 s), visible again at any
-// callback or configure; a still surface (no callback pending) is never judged.
+// overdue by 30 refreshes (never less than 500 ms, never more than 2 s; its first callback 3 s),
+// visible again at any callback or configure; a still surface (no callback pending) is never judged.
 
 import Testing
 import ParallaxWallpaper
@@ -8,8 +8,27 @@ import ParallaxWallpaper
 @Suite struct SurfaceVisibilityTests {
     private let ms: Int64 = 1_000_000
 
+    /// A surface whose first frame callback has come (the first is waited for longer).
+    private func shownOnce(refreshPeriod: Int64? = nil) -> SurfaceVisibility {
+        var visibility = SurfaceVisibility(refreshPeriod: refreshPeriod)
+        visibility.callbackRequested(at: 0)
+        _ = visibility.callbackDone()
+        return visibility
+    }
+
+    @Test func theFirstCallbackIsWaitedForLonger() {
+        var visibility = SurfaceVisibility(refreshPeriod: 10 * ms)
+        visibility.callbackRequested(at: 1_000 * ms)
+        #expect(visibility.deadline == 1_000 * ms + SurfaceVisibility.firstFrameDelay)
+        #expect(visibility.check(at: 3_999 * ms) == nil && visibility.isVisible)
+        #expect(visibility.check(at: 4_000 * ms) == .hidden)
+        #expect(visibility.callbackDone() == .visible && visibility.hasBeenShown)
+        visibility.callbackRequested(at: 5_000 * ms)
+        #expect(visibility.check(at: 5_500 * ms) == .hidden)       // shown once: the usual 500 ms
+    }
+
     @Test func aCallbackOverdueByThirtyRefreshesHidesTheSurface() {
-        var visibility = SurfaceVisibility(refreshPeriod: 25 * ms)   // 40 Hz: 30 refreshes = 750 ms
+        var visibility = shownOnce(refreshPeriod: 25 * ms)   // 40 Hz: 30 refreshes = 750 ms
         visibility.callbackRequested(at: 1_000 * ms)
         #expect(visibility.deadline == 1_750 * ms)
         #expect(visibility.check(at: 1_749 * ms) == nil && visibility.isVisible)
@@ -36,7 +55,7 @@ import ParallaxWallpaper
     }
 
     @Test func anyCallbackOrConfigureShowsItAgain() {
-        var visibility = SurfaceVisibility(refreshPeriod: 10 * ms)   // 300 ms: the 500 ms floor
+        var visibility = shownOnce(refreshPeriod: 10 * ms)   // 300 ms: the 500 ms floor
         visibility.callbackRequested(at: 0)
         #expect(visibility.check(at: 500 * ms) == .hidden)
         #expect(visibility.callbackDone() == .visible)
@@ -52,20 +71,21 @@ import ParallaxWallpaper
     }
 
     @Test func theOldestPendingCallbackCounts() {
-        var visibility = SurfaceVisibility(refreshPeriod: 10 * ms)
+        var visibility = shownOnce(refreshPeriod: 10 * ms)
         visibility.callbackRequested(at: 0)
         visibility.callbackRequested(at: 400 * ms)                 // another commit, no answer yet
         #expect(visibility.check(at: 500 * ms) == .hidden)
     }
 
     @Test func theDelayIsBoundedWhateverTheCompositorReports() {
-        #expect(SurfaceVisibility(refreshPeriod: 6_944_444).hiddenDelay == 500 * ms)   // 144 Hz: the floor
-        #expect(SurfaceVisibility(refreshPeriod: 33_333_333).hiddenDelay == 999_999_990) // 30 Hz: 30 refreshes
-        #expect(SurfaceVisibility(refreshPeriod: 0).hiddenDelay == 500_000_010)        // unknown: 60 Hz
-        #expect(SurfaceVisibility(refreshPeriod: -5).hiddenDelay == 500_000_010)
-        #expect(SurfaceVisibility(refreshPeriod: 4_294_967_295).hiddenDelay == 2_000 * ms)
-        #expect(SurfaceVisibility(refreshPeriod: .max).hiddenDelay == 2_000 * ms)
-        var late = SurfaceVisibility(refreshPeriod: 10 * ms)
+        #expect(shownOnce(refreshPeriod: 6_944_444).hiddenDelay == 500 * ms)   // 144 Hz: the floor
+        #expect(shownOnce(refreshPeriod: 33_333_333).hiddenDelay == 999_999_990) // 30 Hz: 30 refreshes
+        #expect(shownOnce(refreshPeriod: 0).hiddenDelay == 500_000_010)        // unknown: 60 Hz
+        #expect(shownOnce(refreshPeriod: -5).hiddenDelay == 500_000_010)
+        #expect(shownOnce(refreshPeriod: 4_294_967_295).hiddenDelay == 2_000 * ms)
+        #expect(shownOnce(refreshPeriod: .max).hiddenDelay == 2_000 * ms)
+        #expect(SurfaceVisibility(refreshPeriod: .max).hiddenDelay == SurfaceVisibility.firstFrameDelay)
+        var late = shownOnce(refreshPeriod: 10 * ms)
         late.callbackRequested(at: .max - 1)
         #expect(late.deadline == .max && late.check(at: .max) == .hidden)
     }
