@@ -22,7 +22,7 @@ struct MountMatrixLookup {
             candidates.append(("udev ACCEL_MOUNT_MATRIX", .hwdb, { udevProperty(device: device.id, "ACCEL_MOUNT_MATRIX") }))
         }
         candidates += kernelCandidates(channels, type: "accel")
-        let found = firstUsable(candidates, device: device) ?? .identity
+        let found = firstUsable(candidates, device: device) ?? Self.frameWithoutMatrix(device.name)
         let frame = FrameDerivation.fromOverride(accel: accelOverride, gyro: gyroOverride, otherwise: found)
         report(frame, kind: .accelerometer, device: device)
         return frame
@@ -38,13 +38,24 @@ struct MountMatrixLookup {
         let own = firstUsable(kernelCandidates(channels, type: "anglvel"), device: channels.device)
         let shared = "the accelerometer's frame (\(accelerometer.source.rawValue))"
         guard let own else { return (accelerometer.gyro, shared, []) }
-        if channels.device.id == accelDevice && accelerometer.source != .identity {
+        if channels.device.id == accelDevice && accelerometer.source != .identity && accelerometer.source != .chip {
             guard own.gyro != accelerometer.gyro else { return (accelerometer.gyro, shared, []) }
             let note = "the gyroscope's own kernel matrix \(own.given.text) disagrees with the accelerometer's frame; one chip, one frame: the accelerometer's is used"
             logger.warning("\(channels.device.id) (\(channels.device.name)): \(note)")
             return (accelerometer.gyro, shared, [note])
         }
         return (own.gyro, "its own kernel matrix", own.repairs)
+    }
+
+    /// The IIO device names of the kernel's HID sensor drivers (hid-sensor-accel-3d, -gyro-3d,
+    /// -incl-3d, -magn-3d, -rotation). A name says it for local and remote devices alike.
+    static let hidSensorNames: Set<String> = ["accel_3d", "gravity", "gyro_3d", "incli_3d", "magn_3d", "dev_rotation"]
+
+    /// No matrix anywhere. A HID sensor hub reports the direction of gravity in device axes; every
+    /// other driver reports what its chip measures, specific force, and its axes are taken as the
+    /// device's (docs/sensors.md "Each source's convention").
+    static func frameWithoutMatrix(_ deviceName: String) -> SensorFrame {
+        hidSensorNames.contains(deviceName) ? .identity : .chipAxes
     }
 
     /// sysfs `mount_matrix`, `in_<type>_mount_matrix`, `in_mount_matrix`: the kernel's, IIO ABI.

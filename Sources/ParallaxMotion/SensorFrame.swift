@@ -15,8 +15,13 @@ public enum FrameSource: String, Sendable, CaseIterable {
     case kernel
     /// `[Sensor] AccelMountMatrix=` / `GyroMountMatrix=`: used as written.
     case config
-    /// No matrix anywhere: raw axes are device axes.
+    /// No matrix anywhere, on a HID sensor hub: raw axes are device axes, the accelerometer
+    /// reporting the direction of gravity (the Windows convention HID hubs follow).
     case identity
+    /// No matrix anywhere, on a chip's own driver (not a HID hub): raw axes are device axes and
+    /// the accelerometer reports what the chip measures, specific force (face up: +g on z), as
+    /// the kernel's matrices describe it. The kernel rule applied to the identity.
+    case chip
     /// A known device's axes from the daemon's own table (the Steam Deck's evdev motion device,
     /// docs/frames.md "evdev motion devices"): a rotation, read by the kernel rule.
     case device
@@ -47,9 +52,14 @@ public struct SensorFrame: Sendable, Equatable {
         self.repairs = repairs
     }
 
-    /// Nothing known: HID sensor hubs and drivers that follow the Windows convention report the
-    /// direction of gravity in device axes and a right-handed rate in the same axes.
+    /// Nothing known on a HID sensor hub: it reports the direction of gravity in device axes and
+    /// a right-handed rate in the same axes.
     public static let identity = SensorFrame(accel: .identity, gyro: .identity, source: .identity, given: .identity)
+
+    /// Nothing known on a chip's own driver: specific force and a right-handed rate in the chip's
+    /// axes, taken as the device's (accel = −I, gyro = I, as the kernel rule gives for the identity).
+    public static let chipAxes = SensorFrame(accel: MountMatrix.identity.scaled(-1), gyro: .identity, source: .chip,
+                                             given: .identity)
 
     /// True when `accel` is orthonormal and `gyro` = det(accel)·accel (within `tolerance`).
     public func isConsistent(tolerance: Double = MountMatrix.defaultOrthonormalTolerance) -> Bool {

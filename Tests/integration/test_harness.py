@@ -120,9 +120,9 @@ def test_initial_values_are_upright_in_the_device_frame(testbed):
 
 
 def test_raw_values_clamp_to_the_sensor_range():
-    dev = plx.bmi160(0)  # ±2 g at 16 bits
+    dev = plx.bmi160(0)  # ±2 g at 16 bits; no matrix: the chip reports specific force (A = −I)
     raws = dev.raw_values(plx.ACCEL, (100.0, -100.0, 0.0))
-    assert raws == {'in_accel_x_raw': '32767', 'in_accel_y_raw': '-32768', 'in_accel_z_raw': '0'}
+    assert raws == {'in_accel_x_raw': '-32768', 'in_accel_y_raw': '32767', 'in_accel_z_raw': '0'}
 
 
 def test_udev_mount_matrix_is_visible_through_sd_device(testbed):
@@ -150,6 +150,12 @@ def test_frame_rules_of_the_harness():
     k = plx.bmi160(0, mount_matrix='0, -1, 0; 1, 0, 0; 0, 0, 1')
     assert close(sum(k.matrix_for(plx.GYRO), ()), (0, -1, 0, 1, 0, 0, 0, 0, 1), 1e-12)
     assert close(sum(k.matrix_for(plx.ACCEL), ()), (0, 1, 0, -1, 0, 0, 0, 0, -1), 1e-12)
+    # No matrix anywhere: a chip's driver reports specific force (the kernel rule on the
+    # identity), a HID hub the direction of gravity.
+    accel, gyro, source = plx.bmi160(0).frame()
+    assert source == 'chip' and close(sum(accel, ()), (-1, 0, 0, 0, -1, 0, 0, 0, -1), 1e-12)
+    assert close(sum(gyro, ()), sum(plx.IDENTITY, ()), 1e-12)
+    assert plx.hid_accel_3d(0).frame() == (plx.IDENTITY, plx.IDENTITY, 'identity')
     chip = plx.bmi160(0, udev_mount_matrix='1, 0, 0; 0, 1, 0; 0, 0, 1', chip_rotation=plx.IDENTITY)
     assert chip.matrix_for(plx.GYRO) == plx.IDENTITY
     with pytest.raises(plx.HarnessError):
@@ -206,7 +212,7 @@ def test_trace_player_writes_rows_at_their_timing(testbed):
     assert player.rows_played == 3
     assert close(testbed.last(dev, plx.ACCEL), (0.0, -9.0, 3.0), 1e-12)
     assert close(testbed.last(dev, plx.GYRO), (0.5, 0.25, 0.0), 1e-12)
-    assert testbed.get_raw(dev, 'in_accel_z_raw') == str(round(3.0 / 0.000598))
+    assert testbed.get_raw(dev, 'in_accel_z_raw') == str(round(-3.0 / 0.000598))   # specific force
     assert testbed.get_raw(dev, 'in_anglvel_y_raw') == str(round(0.25 / 0.001065))
 
 

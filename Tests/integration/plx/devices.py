@@ -84,7 +84,8 @@ class IIODevice:
         """(accelerometer matrix, gyroscope matrix, source) the daemon derives for this device on
         its own (no config override): udev ACCEL_MOUNT_MATRIX by the hwdb rule, else the first
         of `mount_matrix`, `in_accel_mount_matrix`, `in_mount_matrix` by the kernel rule, else the
-        identity. A gyroscope uses the same frame; its own kernel matrix counts only where the
+        identity (a HID hub's: the direction of gravity; any other driver's: specific force, the
+        kernel rule on the identity). A gyroscope uses the same frame; its own kernel matrix counts only where the
         accelerometer has none (or on a gyroscope-only device)."""
         def kernel(kind):
             for attr in ('mount_matrix', 'in_%s_mount_matrix' % kind, 'in_mount_matrix'):
@@ -98,7 +99,12 @@ class IIODevice:
         if found is not None:
             return found[0], found[1], 'kernel'
         own = kernel(GYRO) if self.has[GYRO] else None
-        return IDENTITY, own[1] if own else IDENTITY, 'kernel' if own else 'identity'
+        if self.name in HID_SENSOR_NAMES:
+            return IDENTITY, own[1] if own else IDENTITY, 'kernel' if own else 'identity'
+        # A chip's own driver without a matrix: specific force in the chip's axes (the kernel rule
+        # on the identity: A = -I, G = I).
+        chip_accel, chip_gyro = kernel_frame(IDENTITY)
+        return chip_accel, own[1] if own else chip_gyro, 'kernel' if own else 'chip'
 
     def matrix_for(self, kind):
         """Matrix from raw values to the device frame for `kind` (ACCEL or GYRO): the chip's
@@ -193,6 +199,10 @@ def bmi160_16g(index=0, **kw):
     kw.setdefault('accel_scale', 0.004788)
     return IIODevice('bmi160', index, **kw)
 
+
+# The IIO names of the kernel's HID sensor drivers: without a matrix, the daemon reads them in
+# the direction-of-gravity convention, every other driver as specific force.
+HID_SENSOR_NAMES = ('accel_3d', 'gravity', 'gyro_3d', 'incli_3d', 'magn_3d', 'dev_rotation')
 
 # What `in_*_raw` hold on a device made with sysfs_raw=False: not a number.
 UNREADABLE_RAW = 'not-for-reading'
