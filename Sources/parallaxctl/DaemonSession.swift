@@ -6,8 +6,13 @@ import ParallaxClient
 import ParallaxProtocol
 
 struct DaemonSession {
-    /// How long to wait for hello and for each reply (ms); the daemon answers at once when alive.
+    /// How long to wait for each reply (ms); the daemon answers at once when alive.
     static let replyTimeoutMs: Int32 = 5_000
+    /// How long to wait for hello (ms). A connection to the socket unit may be what starts the
+    /// service: the hello comes once it has loaded its modules, opened its sensors' probe and
+    /// reached the loop, which took over 5 s on a loaded machine (the lab, under emulation).
+    /// A daemon that is up answers at once either way.
+    static let helloTimeoutMs: Int32 = 30_000
 
     let connection: ParallaxConnection
     /// The rate cap the daemon announced for this client (Hz).
@@ -17,7 +22,7 @@ struct DaemonSession {
     static func open(path: String) throws(ExitCode) -> DaemonSession {
         do {
             let connection = try ParallaxConnection(path: path)
-            let maxRate = try connection.awaitHello(timeoutMs: replyTimeoutMs)
+            let maxRate = try connection.awaitHello(timeoutMs: helloTimeoutMs)
             return DaemonSession(connection: connection, maxRate: maxRate)
         } catch {
             throw reportClientError(error)
