@@ -20,6 +20,15 @@ from helpers import rocking_trace, wait_log
 WINDOW = 5.0
 SETTLE = 1.0
 TOLERANCE = 0.03
+# A frame arriving this many source periods after its sample shows that the machine was starved
+# of CPU then: the loop takes a batch within about one period of its sample on an idle machine,
+# and a batch taken later holds two samples that were both due, of which only the newest is sent.
+STARVED_PERIODS = 1.5
+# Windows measured at most, while every short one was starved (two CPU burners beside the suite).
+ATTEMPTS = 4
+# What a window starved throughout must still deliver: before issue 31 a 60 Hz subscriber of a
+# 100 Hz device got two thirds.
+STARVED_FLOOR = 0.85
 BUFFERED_LOG = 'capture: buffered'
 
 
@@ -30,7 +39,7 @@ def config(workdir):
     return path
 
 
-def frames_in_window(daemon, rate, source_times=None, source_rate=None):
+def frames_in_window(daemon, rate, source_times=None, source_rate=None, starved_after=None):
     """Subscribes at `rate`, pumps until the window is past, and returns (frames, possible):
     the frames whose `t` lies in the window, and min(rate × window, the source's samples in it)."""
     client = daemon.connect()
@@ -46,15 +55,39 @@ def frames_in_window(daemon, rate, source_times=None, source_rate=None):
     ts = [o['t'] for _, o in client.frames]
     assert ts and ts[-1] >= end, 'frames stopped coming (last t %s, window end %d)' % (ts[-1:], end)
     frames = sum(1 for t in ts if start <= t < end)
+    # Frames that reached this client more than STARVED after their sample: somewhere on the way
+    # (feeder, umockdev, daemon, this process) the machine had no CPU for that long.
+    starved = sum(1 for arrival, o in client.frames
+                  if starved_after and start <= o['t'] < end and arrival - o['t'] / 1e9 > starved_after)
+    client.close()
     if source_times is not None:
-        samples = sum(1 for t in source_times() if start <= t < end)
-    else:
-        samples = source_rate * WINDOW
-    return frames, min(rate * WINDOW, samples)
+        # A feeder starved of the CPU writes late scans back to back: their times bunch up and
+        # leave grid points without a sample, which no pacing can serve. So the frames possible
+        # are those the grid rule itself gives for the times really written.
+        return frames, grid_frames(sorted(t for t in source_times() if start <= t < end), rate), starved
+    return frames, min(rate * WINDOW, source_rate * WINDOW), starved
+
+
+def grid_frames(times, rate):
+    """Frames the due grid (docs/protocol.md "subscribe"; FramePacing) sends for samples at
+    `times` seen one by one: one per grid point of 1/rate s, for the first sample at or after it,
+    with at most one point owed after a gap."""
+    interval = 1_000_000_000 // rate
+    served, sent = None, 0
+    for t in times:
+        k = t // interval
+        if served is None or k > served:
+            sent += 1
+            served = k if served is None else max(served + 1, k - 1)
+    return sent
+
+
+def within(frames, possible):
+    # ±3 %, and one frame more or less for the window's edges.
+    return abs(frames - possible) <= TOLERANCE * possible + 1
 
 
 def check(frames, possible, rate, source):
-    # ±3 %, and one frame more or less for the window's edges.
     slack = TOLERANCE * possible + 1
     assert abs(frames - possible) <= slack, (
         'subscribed %d Hz of a %s source: %d frames in %g s of samples, %.0f possible (%.1f/s of %.1f/s)'
@@ -66,7 +99,7 @@ def check(frames, possible, rate, source):
 def test_a_50_hz_replay(workdir, start_daemon, rate):
     source = rocking_trace(os.path.join(workdir, 'rocking50.csv'), seconds=30.0, rate_hz=50.0)
     daemon = start_daemon(source=source, config=config(workdir))
-    frames, possible = frames_in_window(daemon, rate, source_rate=50.0)
+    frames, possible, _ = frames_in_window(daemon, rate, source_rate=50.0)
     check(frames, possible, rate, 'replayed 50 Hz')
 
 
@@ -88,7 +121,23 @@ def start_buffered_moving(start_daemon, testbed, feeders, workdir, scan_rate):
 def test_a_buffered_device(workdir, start_daemon, testbed, feeders, scan_rate, rate):
     daemon, feeder, player = start_buffered_moving(start_daemon, testbed, feeders, workdir, scan_rate)
     try:
-        frames, possible = frames_in_window(daemon, rate, source_times=lambda: list(feeder.written))
+        # A window short of frames counts only when nothing was starved in it: a loaded machine
+        # delays the emulated device's scans in bursts, which no pacing can serve. (Before issue 31
+        # the count was a third short with nothing starved.)
+        for attempt in range(ATTEMPTS):
+            late = STARVED_PERIODS / scan_rate
+            frames, possible, starved = frames_in_window(daemon, rate, source_times=lambda: list(feeder.written),
+                                                         starved_after=late)
+            if within(frames, possible) or not starved:
+                break
+            print('window %d: %d frames of %d possible, %d frames over %.0f ms late: measuring again'
+                  % (attempt + 1, frames, possible, starved, late * 1e3))
     finally:
         player.stop()
+    if not within(frames, possible) and starved:
+        print('every window starved: %d frames of %d possible, %d frames late' % (frames, possible, starved))
+        assert frames >= STARVED_FLOOR * possible, (
+            'subscribed %d Hz of a buffered %g Hz source on a starved machine: %d frames of %d possible'
+            % (rate, scan_rate, frames, possible))
+        return
     check(frames, possible, rate, 'buffered %g Hz' % scan_rate)
