@@ -31,7 +31,7 @@
 # guest (Tests/lab/test_steam_deck.py: hid-steam over uhid, two tests) adds ≈ 70 s.
 # The booted mode on 6.12 (Tests/lab/test_installed_612.py: the packages installed, a bmi160 on
 # its hrtimer trigger and the Steam Deck through the installed service; one more boot, last) adds
-# ≈ 4.6 min: boot 41 s, apt-get install 94-156 s, the two steps 84 s and 53-67 s (2026-11-26, load 4-6).
+# ≈ 4-5 min: boot 17-41 s, apt-get install 90-156 s, the two steps 75-84 s and 46-67 s (2026-11-26).
 # Since then (issue 33, KDE Plasma and Phosh): the wallpaper tests also run on headless KWin 5.27
 # and phoc 0.24 (test_desktops.py, 9 tests) and check fractional scaling under KWin
 # (test_fractional_scale.py, 2 tests): 21-25 s measured on the 2 shared cores (a KWin starts in
