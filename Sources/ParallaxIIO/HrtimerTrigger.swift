@@ -62,7 +62,8 @@ final class HrtimerTrigger {
             rmdir(path)
             throw .init(reason: "the hrtimer trigger \(name) made in configfs has no IIO trigger device")
         }
-        if let err = SysfsText.write(triggerDir + "/sampling_frequency", FixedRate(rate).description) {
+        // Made this instant: udev has yet to give the service's group its rate (UdevGrant).
+        if let err = UdevGrant.write(triggerDir + "/sampling_frequency", FixedRate(rate).description) {
             logger.warning("hrtimer trigger \(name): cannot set its rate to \(FixedRate(rate)) Hz (\(SysfsText.describe(errno: err)))")
         }
         let actual = SysfsText.read(triggerDir + "/sampling_frequency").flatMap(SamplingRate.parse)

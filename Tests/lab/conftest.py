@@ -39,11 +39,12 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_collection_modifyitems(items):
-    """The plain guest's tests first, then the backports kernel's, then the booted mode's
-    (stable otherwise), so each guest boots once."""
+    """The plain guest's tests first, then the backports kernel's, then the booted mode's on
+    Debian 12's kernel, then on 6.12's (stable otherwise), so each guest boots once."""
     def order(item):
         names = getattr(item, 'fixturenames', ())
-        return 2 if 'booted' in names else 1 if 'lab_backports' in names else 0
+        return (3 if 'booted_backports' in names else 2 if 'booted' in names
+                else 1 if 'lab_backports' in names else 0)
     items.sort(key=order)
 
 
@@ -200,6 +201,24 @@ def booted(request):
     TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
     debs = request.getfixturevalue('debs')      # only once the lab is known to be there
     vm = boot_guest('systemd as PID 1', systemd=True, shares=[('debs', os.path.dirname(debs[0]))])
+    vm.debs = debs
+    yield vm
+    vm.shutdown()
+
+
+@pytest.fixture(scope='session')
+def booted_backports(request):
+    """The booted mode (systemd as PID 1, the packages' directory shared, `.debs`) on
+    bookworm-backports' 6.12 kernel: its modules are shared over 9p by the initramfs, before
+    systemd starts, so udev loads the I2C IMU drivers and hid-steam as on an installed system.
+    Boots once, last; skips with the reason where that kernel could not be fetched."""
+    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    why = missing_artifacts('backports')
+    if why:
+        pytest.skip('the backports kernel (6.12) is not available: ' + why)
+    debs = request.getfixturevalue('debs')
+    vm = boot_guest('6.12 (bookworm-backports), systemd as PID 1', systemd=True, kernel='backports',
+                    shares=[('debs', os.path.dirname(debs[0]))])
     vm.debs = debs
     yield vm
     vm.shutdown()

@@ -21,17 +21,15 @@ motion's value in SI units. All writes come from this one process through the I2
 """
 import argparse
 import ctypes
-import json
 import math
 import os
-import socketserver
 import struct
 import subprocess
 import sys
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from controlserver import serve as serve_device  # noqa: E402
 from sensorhub import Motion, await_iio, iio_devices, uevents  # noqa: E402
 
 I2C = '/sys/bus/i2c/devices'
@@ -215,55 +213,7 @@ class Imu:
 
 
 def serve(args):
-    if args.background:
-        r, w = os.pipe()
-        if os.fork():
-            os.close(w)
-            msg = os.read(r, 4096).decode()
-            print(msg)
-            sys.exit(0 if msg.startswith('ready') else 1)
-        os.close(r)
-        os.setsid()
-        devnull = os.open('/dev/null', os.O_RDWR)
-        logfd = os.open(args.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if args.log else devnull
-        os.dup2(devnull, 0)
-        os.dup2(logfd, 1)
-        os.dup2(logfd, 2)
-    try:
-        imu = Imu(args.chip, args.rate)
-    except Exception as e:  # noqa: BLE001 - reported to the caller
-        msg = f'error: {type(e).__name__}: {e}'
-        if args.background:
-            os.write(w, msg.encode())
-        print(msg, flush=True)
-        return 1
-    threading.Thread(target=imu.run, daemon=True).start()
-
-    class Handler(socketserver.StreamRequestHandler):
-        def handle(self):
-            for line in self.rfile:
-                try:
-                    reply = imu.handle(json.loads(line))
-                except Exception as e:  # noqa: BLE001 - reported to the caller
-                    reply = dict(ok=False, error=f'{type(e).__name__}: {e}')
-                self.wfile.write((json.dumps(reply) + '\n').encode())
-                self.wfile.flush()
-                if imu.stopping:
-                    threading.Thread(target=server.shutdown, daemon=True).start()
-                    return
-
-    if os.path.exists(args.socket):
-        os.unlink(args.socket)
-    server = socketserver.ThreadingUnixStreamServer(args.socket, Handler)
-    server.daemon_threads = True
-    ready = f'ready pid={os.getpid()} socket={args.socket} ' + json.dumps(imu.status())
-    if args.background:
-        os.write(w, ready.encode())
-        os.close(w)
-    else:
-        print(ready, flush=True)
-    server.serve_forever()
-    os.unlink(args.socket)
+    return serve_device(lambda: Imu(args.chip, args.rate), args.socket, args.background, args.log)
 
 
 def main():

@@ -45,12 +45,13 @@ import os
 import random
 import select
 import socket
-import socketserver
 import struct
 import sys
 import threading
 import time
 from collections import deque
+
+from controlserver import NotReady, serve as serve_device
 
 DEFAULT_SOCKET = '/run/sensorhub.sock'
 
@@ -550,57 +551,19 @@ class Hub:
 
 
 def serve(args):
-    if args.background:
-        r, w = os.pipe()
-        if os.fork():
-            os.close(w)
-            msg = os.read(r, 4096).decode()
-            print(msg)
-            sys.exit(0 if msg.startswith('ready') else 1)
-        os.close(r)
-        os.setsid()
-        devnull = os.open('/dev/null', os.O_RDWR)
-        logfd = os.open(args.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if args.log else devnull
-        os.dup2(devnull, 0)
-        os.dup2(logfd, 1)
-        os.dup2(logfd, 2)
     names = ['accel_3d'] if args.accel_only else ['accel_3d', 'gyro_3d']
-    with uevents() as ev:
-        hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms,
-                  sensitivity=per_sensor(args.sensitivity), min_sensitivity=per_sensor(args.min_sensitivity))
-        # Ready once the kernel has made the IIO devices (listening to uevents since before).
-        seen = await_iio(ev, names, args.timeout)
-    if seen is None:
-        msg = f'error: no IIO devices {names} within {args.timeout} s'
-        if args.background:
-            os.write(w, msg.encode())
-        print(msg, flush=True)
-        return 1
 
-    class Handler(socketserver.StreamRequestHandler):
-        def handle(self):
-            for line in self.rfile:
-                try:
-                    reply = hub.handle(json.loads(line))
-                except Exception as e:  # noqa: BLE001 - reported to the caller
-                    reply = dict(ok=False, error=f'{type(e).__name__}: {e}')
-                self.wfile.write((json.dumps(reply) + '\n').encode())
-                self.wfile.flush()
-                if hub.stopping:
-                    threading.Thread(target=server.shutdown, daemon=True).start()
-                    return
+    def make():
+        with uevents() as ev:
+            hub = Hub(args.accel_only, args.timestamps, args.min_interval_ms,
+                      sensitivity=per_sensor(args.sensitivity), min_sensitivity=per_sensor(args.min_sensitivity))
+            # Ready once the kernel has made the IIO devices (listening to uevents since before).
+            seen = await_iio(ev, names, args.timeout)
+        if seen is None:
+            raise NotReady(f'no IIO devices {names} within {args.timeout} s')
+        return hub
 
-    if os.path.exists(args.socket):
-        os.unlink(args.socket)
-    server = socketserver.ThreadingUnixStreamServer(args.socket, Handler)
-    server.daemon_threads = True
-    if args.background:
-        os.write(w, f'ready pid={os.getpid()} socket={args.socket}'.encode())
-        os.close(w)
-    else:
-        print(f'ready pid={os.getpid()} socket={args.socket}', flush=True)
-    server.serve_forever()
-    os.unlink(args.socket)
+    return serve_device(make, args.socket, args.background, args.log)
 
 
 def per_sensor(text):

@@ -32,11 +32,7 @@ probe, +4000 µs per report): it reaches its 32-bit wrap only after 1.07 million
 why the wrap is tested on the daemon's unwrapping alone (EvdevMotionTests).
 """
 import argparse
-import json
 import os
-import select
-import socket
-import socketserver
 import struct
 import subprocess
 import sys
@@ -44,6 +40,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from controlserver import serve as serve_device  # noqa: E402
 from sensorhub import (EVENT_SIZE, UHID_CREATE2, UHID_DESTROY, UHID_FEATURE_REPORT, UHID_GET_REPORT,  # noqa: E402
                        UHID_GET_REPORT_REPLY, UHID_INPUT2, UHID_SET_REPORT, UHID_SET_REPORT_REPLY, Motion)
 
@@ -261,55 +258,7 @@ class Deck:
 
 
 def serve(args):
-    if args.background:
-        r, w = os.pipe()
-        if os.fork():
-            os.close(w)
-            msg = os.read(r, 4096).decode()
-            print(msg)
-            sys.exit(0 if msg.startswith('ready') else 1)
-        os.close(r)
-        os.setsid()
-        devnull = os.open('/dev/null', os.O_RDWR)
-        logfd = os.open(args.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) if args.log else devnull
-        os.dup2(devnull, 0)
-        os.dup2(logfd, 1)
-        os.dup2(logfd, 2)
-    try:
-        deck = Deck(args.rate, args.lizard_mode)
-    except Exception as e:  # noqa: BLE001 - reported to the caller
-        msg = f'error: {type(e).__name__}: {e}'
-        if args.background:
-            os.write(w, msg.encode())
-        print(msg, flush=True)
-        return 1
-    threading.Thread(target=deck.run, daemon=True).start()
-
-    class Handler(socketserver.StreamRequestHandler):
-        def handle(self):
-            for line in self.rfile:
-                try:
-                    reply = deck.handle(json.loads(line))
-                except Exception as e:  # noqa: BLE001 - reported to the caller
-                    reply = dict(ok=False, error=f'{type(e).__name__}: {e}')
-                self.wfile.write((json.dumps(reply) + '\n').encode())
-                self.wfile.flush()
-                if deck.stopping:
-                    threading.Thread(target=server.shutdown, daemon=True).start()
-                    return
-
-    if os.path.exists(args.socket):
-        os.unlink(args.socket)
-    server = socketserver.ThreadingUnixStreamServer(args.socket, Handler)
-    server.daemon_threads = True
-    ready = f'ready pid={os.getpid()} socket={args.socket} ' + json.dumps(deck.status())
-    if args.background:
-        os.write(w, ready.encode())
-        os.close(w)
-    else:
-        print(ready, flush=True)
-    server.serve_forever()
-    os.unlink(args.socket)
+    return serve_device(lambda: Deck(args.rate, args.lizard_mode), args.socket, args.background, args.log)
 
 
 def main():
