@@ -293,7 +293,10 @@ final class Supervisor {
         retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
         retryTimer = loop.schedule(at: plx_monotonic_ns() + delay) { [unowned self] in
             self.retryTimer = nil
-            if self.demanded && self.capture == nil { self.open() }
+            // Devices that appeared are opened by the arrival watch once udev is done with them;
+            // a retry now would meet their nodes before udev's rules (EACCES).
+            guard self.demanded && self.capture == nil, self.arrivals?.appeared.isEmpty ?? true else { return }
+            self.open()
         }
         updateArrivalWatch()
     }

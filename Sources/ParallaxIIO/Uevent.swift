@@ -48,13 +48,8 @@ public final class UeventSocket {
         /// The kernel's own events: the moment a device exists or is gone.
         case kernel
         /// systemd-udevd's, sent after its rules ran: a new device node has its owner and mode.
+        /// Multicast in the host's network namespace only (UdevReadiness says why that matters).
         case udev
-
-        /// udev where systemd-udevd runs (its control socket exists), the kernel's otherwise
-        /// (a container, an initramfs, the lab without systemd).
-        public static var settled: Source {
-            access("/run/udev/control", F_OK) == 0 ? .udev : .kernel
-        }
     }
 
     public let descriptor: Int32

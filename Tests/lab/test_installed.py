@@ -329,10 +329,19 @@ def test_stop_then_a_connection_starts_it_again(booted, installed, hub):
 def test_hub_unplugged_and_plugged_back(booted, installed, hub, capsys):
     pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
     # While running: the daemon follows the kernel's uevents (lost, then ok with both sensors).
+    # It opens the hub again when it appears, not at a retry: heard from the kernel (udev's events
+    # never reach the service's network namespace) and opened once udev's rules ran, unrefused.
+    mark = cursor(booted)
     sub = monitor(booted, seconds=40, until="type == 'offset' and lost_ns and t > lost_ns and states[-1] == 'ok'",
                   then=dict(op='recreate', unplugged=1), hub=hub)
     states = [l['msg']['sensor'] for l in sub['lines'] if l['msg'].get('type') == 'state']
     assert sub['then_reply']['ok'] and 'lost' in states and states[-1] == 'ok', (states, sub['stderr'])
+    said = [e['MESSAGE'] for e in journal(booted, mark)]
+    if not any('motion devices appeared: opening the sensors now' in m for m in said) or any('denied' in m.lower() for m in said):
+        with capsys.disabled():
+            print('\n  journal since the unplug:\n    ' + '\n    '.join(said))
+    assert any('motion devices appeared: opening the sensors now' in m for m in said), said[-15:]
+    assert not any('denied' in m.lower() for m in said), said[-15:]
     assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
     assert [s['kind'] for s in status(booted)['sensors']] == ['accel', 'gyro']
     # While stopped: plugging the hub in starts the service through the udev rule (SYSTEMD_WANTS).
