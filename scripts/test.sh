@@ -9,11 +9,13 @@
 # .build-lab/ the first time (about 3 minutes), then booted under qemu, the last tests with
 # systemd as PID 1 and the same packages installed.
 #
-# The whole command, last measured in a fresh clone with nothing else running (2026-11-26,
-# 9c402ad, 2 cores): 38 min 47 s. Builds and unit tests ≈ 5 min, fuzzing and oracles ≈ 2.5 min,
-# integration 8.8 min, libparallax 44 s, Python 23 s, wallpaper (sway, phoc, KWin, weston) 98 s,
-# GNOME 75 s, Debian packages 2.7 min, the lab 15.5 min (preparing .build-lab/ from nothing 98 s,
-# Debian 12's kernel, then 6.12 with the I2C IMUs and the Steam Deck, then the booted scenario).
+# The whole command, last measured in a fresh clone under /root as root, with two CPU-burning
+# processes beside it on the 2 cores (2026-11-26, 7f6a8e5): 57 min 12 s. Builds, unit tests and
+# fuzzing ≈ 9.3 min, oracles 90 s, integration 9.2 min, libparallax 51 s, Python 26 s, wallpaper
+# (sway, phoc, KWin, weston) 116 s, GNOME 97 s, Debian packages 4.5 min, the lab 27.9 min
+# (preparing .build-lab/ from nothing 158 s; Debian 12's kernel, then 6.12 with the I2C IMUs and
+# the Steam Deck, then the booted scenario on 6.1, then the booted 6.12 one: boots 25-40 s each).
+# The same command with nothing beside it (9c402ad, before the booted 6.12 mode): 38 min 47 s.
 # Earlier measurements of the parts, as they were added:
 # What each part cost in a fresh clone on the 2 shared cores (2026-11-26, 70d25e9, the suite
 # alone, ≈ 35 min in all): builds and unit tests ≈ 5 min, fuzzing 1.5 min, oracles 75 s,
