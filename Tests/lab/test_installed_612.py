@@ -120,12 +120,13 @@ def test_i2c_imu_buffered_on_the_services_hrtimer_trigger(booted_backports, inst
         frames = offsets(woke)
         assert frames and frames[-1]['y'] < -0.1 and all(f['y'] < 0.02 for f in frames), frames[-5:]
         imu.ctl('attitude', x=0, seconds=0.5, wait=1)
+        # While it captures, the service's trigger is there.
+        triggers_open = our_triggers(lab)
+        assert triggers_open, 'no trigger of the service in configfs while it captured'
         end_monitors(lab)
         holder.join()
 
         # The sensors closed (no subscriber for Linger=): the trigger is gone, the service runs on.
-        triggers_open = our_triggers(lab)
-        assert triggers_open, 'no trigger of the service in configfs while it captured'
         assert await_guest(lab, f"[ -z \"$(ls {HRTIMER} | grep ^parallaxd-)\" ]", timeout=60), our_triggers(lab)
         assert service_pid(lab) == pid
         assert not [t for t in lab.check('cat /sys/bus/iio/devices/trigger*/name 2>/dev/null || true').split()
@@ -167,14 +168,19 @@ def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_ba
         # While it captures: status says evdev from that node, and the only input device the
         # service holds open is it (not the keyboard, the power button or the Deck's gamepad).
         holder = hold_subscriber(lab, 120)
+        # The holder subscribed (status keeps the last capture's sensors after a close, so their
+        # `evdev` alone does not say the device is open now).
+        assert await_guest(lab, "parallaxctl status --json | grep -q \\\"subscribers\\\":1", timeout=30), status(lab)
         assert await_guest(lab, "parallaxctl status --json | grep -q \\\"capture\\\":\\\"evdev\\\"", timeout=20), status(lab)
         report = status(lab)
         for s in report['sensors']:
             assert s['capture'] == 'evdev' and s['location'] == f'/dev/input/{node}', s
-        held = sorted(l.split(' -> ')[-1] for l in lab.check(f'ls -l /proc/{pid}/fd').splitlines() if '/dev/input/' in l)
+        now_pid = service_pid(lab)
+        listing = lab.check(f'ls -l /proc/{now_pid}/fd')
+        held = sorted(l.split(' -> ')[-1] for l in listing.splitlines() if '/dev/input/' in l)
         end_monitors(lab)
         holder.join()
-        assert held == [f'/dev/input/{node}'], held
+        assert held == [f'/dev/input/{node}'], (held, pid, now_pid, report, listing)
         assert not refusals(lab), refusals(lab)
 
         # Steam takes the controller (holds its hidraw node): the motion device goes and the
