@@ -75,11 +75,11 @@ extension Supervisor {
         let adds = events.filter { $0.action == "add" }
         // IIO devices, and input event nodes with motion sensors (INPUT_PROP_ACCELEROMETER).
         let iio = adds.compactMap(\.deviceID)
-        let input = adds.compactMap(\.inputEventNode).filter { EvdevMotionCandidate.describe(node: $0) != nil }
-        let added = iio + input.compactMap { EvdevMotionCandidate.describe(node: $0).map { "\($0.path) (\($0.name))" } }
+        let motion = adds.compactMap(\.inputEventNode).compactMap { EvdevMotionCandidate.describe(node: $0) }
+        let added = iio + motion.map { "\($0.path) (\($0.name))" }
         guard !added.isEmpty || lost else { return }
         logger.debug("motion devices appeared: \(lost ? "(events lost)" : added.joined(separator: ", "))")
-        watch.appeared += iio.map { ("iio", $0) } + input.map { ("input", $0) }
+        watch.appeared += iio.map { ("iio", $0) } + motion.map { ("input", $0.node) }
         settleThenOpen(after: ArrivalWatch.settle)
     }
 
