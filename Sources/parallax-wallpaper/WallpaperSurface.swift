@@ -60,6 +60,11 @@ final class WallpaperSurface {
     private var schedule = DrawSchedule()
     /// A due frame waits until then (CLOCK_MONOTONIC ns) to be drawn; the loop wakes for it.
     private var drawAt: Int64?
+    /// Set to 0, a due frame is drawn as soon as the frame callback allows instead of as late as
+    /// still makes the next composition (to compare, BENCHMARKS.md "Motion to photon", or for a
+    /// compositor that does not composite on a steady refresh).
+    static let drawLateSwitch = "PARALLAX_WALLPAPER_DRAW_LATE"
+    private static let drawsLate = WallpaperCommandLine.environment(drawLateSwitch) != "0"
     /// Frames drawn so far (for --stats and the benchmarks).
     private(set) var framesDrawn = 0
     /// Wall time of the last frame from the start of drawing to the end of eglSwapBuffers (ns).
@@ -156,7 +161,7 @@ final class WallpaperSurface {
         guard needsRedraw, isConfigured, frameCallback == nil, !isClosed, let eglSurface else { return }
         let now = plx_monotonic_ns()
         if let drawAt, now < drawAt { return }
-        if drawAt == nil, let later = schedule.drawAt(now: now) {
+        if drawAt == nil, Self.drawsLate, let later = schedule.drawAt(now: now) {
             drawAt = later
             return
         }

@@ -14,12 +14,15 @@ one sway (one 640×360 output at --refresh Hz; or --compositor weston), and per 
 Rate=--rate, Smoothing=0). Each run measures --seconds once the wallpaper has presented 30
 resolved frames. Per run: presented frames per second, sample → presented latency p50/p95/p99
 (ms), prediction error p50/p95/p99 (offset units; and p99 against the nearest frame alone), and
-the floor in the same run: a plain Python subscriber at the same rate, arrival − t (ms).
+the floors in the same run: a plain Python subscriber at the same rate, arrival − t (ms), and the
+frames a second the compositor gives weston-simple-egl drawing at each frame callback.
 Targets (issue 31): latency p99 ≤ one refresh + one source period; error p99 ≤ 0.005; ≥ 60
 presented frames a second. Prints a Markdown table and the medians over runs with their spread."""
 import argparse
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -48,7 +51,8 @@ def percentile(values, p):
 
 def one_run(args, daemon, compositor, scene):
     window = ['--window'] if args.compositor == 'weston' else []
-    w = desktop.Wallpaper(args.wallpaper, compositor, window + ['--scene', scene, '--socket', daemon.socket_path, '--stats'])
+    w = desktop.Wallpaper(args.wallpaper, compositor, window + ['--scene', scene, '--socket', daemon.socket_path, '--stats'],
+                          env={k: v for k, v in os.environ.items() if k.startswith('PARALLAX_WALLPAPER_')})
     client = None
     try:
         desktop.wait_until(lambda: len(presentations(w)) >= WARM_FRAMES or w.proc.poll() is not None, 60,
@@ -78,6 +82,18 @@ def one_run(args, daemon, compositor, scene):
         'negative_latencies': sum(1 for f in frames if f['latency_ms'] < 0),
         'frames': frames,
     }
+
+
+def compositor_floor(compositor, seconds):
+    """Frames a second the compositor gives a client that does nothing but draw at each frame
+    callback (weston-simple-egl -f: an xdg-shell window, EGL, a spinning triangle), measured in
+    the same compositor between the runs: what presented/s is compared with."""
+    windows = max(1, int(seconds // 5))
+    argv = desktop.as_account(['timeout', str(5 * windows + 2), 'stdbuf', '-oL', 'weston-simple-egl', '-f'])
+    out = subprocess.run(argv, env=compositor.client_env, capture_output=True, text=True,
+                         cwd=desktop.accounts.NEUTRAL_CWD).stdout
+    rates = [float(m) for m in re.findall(r'frames in 5 seconds: ([0-9.]+) fps', out)]
+    return statistics.median(rates) if rates else float('nan')
 
 
 def spread(values):
@@ -128,6 +144,7 @@ def main():
     try:
         for n in range(args.runs):
             r = one_run(args, daemon, compositor, scene)
+            r['compositor_floor'] = compositor_floor(compositor, args.seconds)
             results.append(r)
             print('run %d: %s' % (n + 1, {k: v for k, v in r.items() if k != 'frames'}), file=sys.stderr, flush=True)
     finally:
@@ -146,16 +163,20 @@ def main():
           % (refresh_ms + source_ms, refresh_ms, source_ms, ERROR_TARGET))
     print()
     print('| run | presented/s | sample→presented ms p50 / p95 / p99 | error p50 / p95 / p99 | nearest-frame error p99 '
-          '| predicted for − presented, ms (median) | floor: daemon → client ms p50 / p99 |')
-    print('|---|---|---|---|---|---|---|')
+          '| predicted for − presented, ms (median) | floor: daemon → client ms p50 / p99 '
+          '| floor: weston-simple-egl frames/s |')
+    print('|---|---|---|---|---|---|---|---|')
     for n, r in enumerate(results, 1):
-        print('| %d | %.1f | %.2f / %.2f / %.2f | %.5f / %.5f / %.5f | %.5f | %+.2f | %.2f / %.2f |' % (
+        print('| %d | %.1f | %.2f / %.2f / %.2f | %.5f / %.5f / %.5f | %.5f | %+.2f | %.2f / %.2f | %.1f |' % (
             n, r['presented_per_s'], *r['latency'], *r['error'], r['nearest_error_p99'],
-            r['predicted_for_median'], *r['floor']))
+            r['predicted_for_median'], *r['floor'], r['compositor_floor']))
     print()
-    print('medians (min–max) over %d runs: presented/s %s; latency p99 %s ms; error p99 %s; floor p99 %s ms'
+    print('medians (min–max) over %d runs: presented/s %s; latency p99 %s ms; error p99 %s; floor p99 %s ms; '
+          'compositor floor %s frames/s (presented / floor %s)'
           % (len(results), spread([r['presented_per_s'] for r in results]), spread([r['latency'][2] for r in results]),
-             spread([r['error'][2] for r in results]), spread([r['floor'][1] for r in results])))
+             spread([r['error'][2] for r in results]), spread([r['floor'][1] for r in results]),
+             spread([r['compositor_floor'] for r in results]),
+             spread([r['presented_per_s'] / r['compositor_floor'] for r in results])))
     bad = [n for n, r in enumerate(results, 1) if r['negative_latencies'] or r['status'] != 0]
     if bad:
         print('runs with a negative latency or a wallpaper that did not exit 0: %s' % bad)
