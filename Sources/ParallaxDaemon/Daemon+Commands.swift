@@ -104,6 +104,7 @@ extension Daemon: CommandEffects {
             calibrated: calibration != nil,
             uptime: Double(now - startTime) / 1e9,
             frame: supervisor.frameReport(),
-            resting: supervisor.isResting)
+            resting: supervisor.isResting,
+            open: supervisor.capture != nil)
     }
 }

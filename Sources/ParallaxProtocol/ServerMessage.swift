@@ -166,6 +166,11 @@ public enum ServerMessage: Sendable, Equatable {
         // Added after the first release (docs/power.md); old clients ignore it.
         writer.key("resting")
         writer.bool(report.resting)
+        // Added with the installed service's tests: `sensors` outlives a close.
+        if let open = report.open {
+            writer.key("open")
+            writer.bool(open)
+        }
         if let frame = report.frame { writeFrame(frame, to: &writer) }
     }
 

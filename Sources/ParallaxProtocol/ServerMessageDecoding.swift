@@ -93,7 +93,8 @@ extension ServerMessage {
             calibrated: value["calibrated"]?.boolValue ?? false,
             uptime: value["uptime"]?.doubleValue ?? 0,
             frame: value["frame"].flatMap(decodeFrame),
-            resting: value["resting"]?.boolValue ?? false)
+            resting: value["resting"]?.boolValue ?? false,
+            open: value["open"]?.boolValue)
     }
 
     private static func decodeFrame(_ value: JSONValue) -> FrameReport? {

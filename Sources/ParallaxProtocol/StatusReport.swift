@@ -106,12 +106,16 @@ public struct StatusReport: Sendable, Equatable {
     /// The sensors run at their rest pace because the device lies still (docs/power.md); false
     /// from servers before it existed.
     public var resting: Bool
+    /// The sensors are open now; false while they are closed (no subscriber past `Linger=`,
+    /// reduce motion, between retries), when `sensors` describes the last ones opened. nil from
+    /// servers before it existed.
+    public var open: Bool?
 
     public init(
         version: String = ProtocolConstants.serverVersion, source: String, sensor: SensorState,
         sensors: [SensorInfo], mode: String, inputRate: Double, frameRate: Double, subscribers: Int,
         clients: Int, reduceMotion: Bool, calibrated: Bool, uptime: Double, frame: FrameReport? = nil,
-        resting: Bool = false
+        resting: Bool = false, open: Bool? = nil
     ) {
         self.version = version
         self.source = source
@@ -127,5 +131,6 @@ public struct StatusReport: Sendable, Equatable {
         self.uptime = uptime
         self.frame = frame
         self.resting = resting
+        self.open = open
     }
 }

@@ -39,7 +39,9 @@ struct StatusCommand: ParsableCommand {
         }
         var lines = ["parallaxd \(report.version), up \(TextFormat.duration(seconds: report.uptime))"]
         lines.append(row("source", report.source))
-        lines.append(row("sensor", report.sensor.rawValue))
+        // Open now, or closed with `sensors` the last ones opened (older servers do not say).
+        let openness = report.open.map { $0 ? ", open" : ", closed (the sensors below were the last opened)" } ?? ""
+        lines.append(row("sensor", report.sensor.rawValue + openness))
         for sensor in report.sensors {
             let place = sensor.location.isEmpty ? "" : " (\(sensor.location))"
             lines.append(row("  \(sensor.kind)", "\(sensor.device)\(place), \(TextFormat.short(sensor.rate)) Hz"))

@@ -134,7 +134,8 @@ def test_parallaxctl_status(imu_daemon, parallaxctl_bin):
     daemon, _ = imu_daemon
     out = run([parallaxctl_bin, '--socket', daemon.socket_path, 'status'])
     assert out.returncode == 0, out.stdout + out.stderr
-    assert out.stdout.strip()
+    sensor = [line for line in out.stdout.splitlines() if line.startswith('sensor ')]
+    assert len(sensor) == 1 and re.search(r'^sensor +(ok|lost|none), (open|closed)', sensor[0]), out.stdout
 
 
 def test_parallaxctl_monitor_shows_motion(imu_daemon, testbed, parallaxctl_bin):

@@ -70,12 +70,16 @@ def test_a_subscriber_after_the_sensors_closed_gets_a_fresh_offset_not_the_last_
     closing = lambda: daemon.stderr_text().count('closing sensors')
     wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
     c = daemon.connect()
+    # status says the sensors are closed, and still names the ones last opened.
+    closed = c.request({'cmd': 'status'}, 'status')
+    assert closed.get('open') is False and closed['sensors'], closed
     subscribed_at = time.monotonic_ns()
     c.subscribe(rate=30)
     assert c.wait_offset(lambda x, y: True, 5) is not None, 'no frame for a new subscriber'
     first = c.offsets()[0]
     assert first['t'] >= subscribed_at, 'the first frame carried a sample %.2f s older than the subscription' % (
         (subscribed_at - first['t']) / 1e9)
+    assert c.request({'cmd': 'status'}, 'status').get('open') is True
 
 
 # Wake-ups a second the daemon may make, all threads together, with 200 Hz input and 60 Hz

@@ -1,5 +1,6 @@
 """The backports kernel (6.12, docs/lab.md): a smoke run of the HID-hub tests on its drivers, and
-the I2C IMUs through i2c-stub with their real drivers (bmi160, st_lsm6dsx, inv_mpu6050, mxc4005),
+the I2C IMUs through i2c-stub with their real drivers (bmi160, st_lsm6dsx, inv_mpu6050, mxc4005,
+bmc150_accel),
 moved by guest/i2cimu.py, captured by parallaxd the way each can be (docs/sensors.md "Triggers")."""
 import time
 
@@ -23,6 +24,7 @@ CHIPS = {
     'lsm6dso': ('hrtimer', True),
     'mpu6050': ('polled', True),
     'mxc4005': ('hrtimer', False),
+    'bmc150_accel': ('hrtimer', False),
 }
 RESULTS = {}
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An I2C IMU in the lab guest: a real kernel driver (bmi160, st_lsm6dsx, inv_mpu6050, mxc4005)
+"""An I2C IMU in the lab guest: a real kernel driver (bmi160, st_lsm6dsx, inv_mpu6050, mxc4005,
+bmc150_accel)
 bound to an i2c-stub address whose data registers this process writes (python3, stdlib only;
 the backports kernel, docs/lab.md). The counterpart of sensorhub.py for I2C parts, with the same
 motion model (sensorhub.Motion) and the same control ops for motion.
@@ -14,7 +15,7 @@ Control ops (JSON lines on the socket, as sensorhub.py):
     quit                                    delete_device, await the IIO devices gone, exit
 
 Every value goes through the register layout the chip has: byte order (mpu6050 and mxc4005 are
-big-endian, the others little-endian), bits and left alignment (mxc4005: 12 bits << 4), and the
+big-endian, the others little-endian), bits and left alignment (mxc4005, bmc150: 12 bits << 4), and the
 scale the driver reports (in_accel_scale, in_anglvel_scale), so the driver's raw × scale is the
 motion's value in SI units. All writes come from this one process through the I2C_SMBUS ioctl
 (spawning i2cset per write made 100 ms gaps); I2C_SLAVE_FORCE because the driver owns the address.
@@ -50,6 +51,9 @@ CHIPS = {
                     preload={0x75: 0x68}, accel=(0x3B, '>h', 0), gyro=(0x43, '>h', 0)),
     'mxc4005': dict(addr=0x15, module='mxc4005', devices=['mxc4005'],
                     preload={0x0E: 0x40}, accel=(0x03, '>h', 4), gyro=None),
+    # bmc150-accel-core: chip ID 0xFA (BMA255/BMC150), 12 bits left-aligned, little-endian.
+    'bmc150_accel': dict(addr=0x10, module='bmc150_accel_i2c', devices=['bmc150_accel'],
+                         preload={0x00: 0xFA}, accel=(0x02, '<h', 4), gyro=None),
 }
 # i2c-stub takes its addresses once, when loaded: every chip's.
 STUB_ADDRESSES = ','.join(f'0x{c["addr"]:02x}' for c in CHIPS.values())
