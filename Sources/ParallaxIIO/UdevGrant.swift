@@ -11,9 +11,12 @@ import Glibc
 /// to the file itself: udev's chgrp and chmod change its attributes (inotify IN_ATTRIB, which
 /// sysfs reports like any file system). As root (the lab, a run by hand) the first write takes.
 enum UdevGrant {
-    /// How long a refused write waits for udev to change the file (ns): udev handles an event in
-    /// milliseconds; without the rule installed, this is the whole cost, once per trigger.
-    static let wait: Int64 = 1_000_000_000
+    /// How long a refused write waits for udev to change the file (ns). udev handles an event in
+    /// milliseconds, but a starved machine (the booted lab's guest under TCG beside other work)
+    /// once took over a second, and the trigger then kept its default rate. Without the rule
+    /// installed this is the whole cost, once per trigger, and only a service allowed to make
+    /// triggers yet not given their attributes pays it.
+    static let wait: Int64 = 5_000_000_000
 
     /// Writes `value` to `path`; while refused with EACCES, waits for the file's attributes to
     /// change and tries again, until `wait` has passed. nil once written, the errno otherwise.

@@ -7,6 +7,7 @@ account, no capabilities, the hardened unit):
   61-parallaxd.rules the trigger's rate), removed when the service closes the sensors;
 - the Steam Deck (hid-steam over uhid, guest/steamdeck.py, lizard_mode=0) found through the udev
   rule and `DeviceAllow=char-input r`, the service holding that one input device open and no other.
+- an I2C IMU without a buffer (mpu6050 without an IRQ) polled through the same grants.
 Signs, kernel timestamps, first frames, rest and wake as the plain lab shows them as root.
 One guest (the `booted_backports` session fixture), the steps in order.
 """
@@ -54,9 +55,10 @@ def assert_hardened(lab, pid):
     assert fields['Uid'].split()[0] == uid and int(fields['CapEff'], 16) == 0 and fields['NoNewPrivs'].strip() == '1', fields
 
 
-def refusals(lab):
-    """The service's journal lines that say something was refused or denied."""
-    return [e['MESSAGE'] for e in journal(lab)
+def refusals(lab, since=None):
+    """The service's journal lines that say something was refused or denied (after the cursor
+    `since`, when given: each step judges its own)."""
+    return [e['MESSAGE'] for e in journal(lab, since)
             if any(w in e['MESSAGE'] for w in ('Permission denied', 'Operation not permitted', 'cannot set', 'refused'))]
 
 
@@ -79,6 +81,7 @@ def hold_subscriber(lab, seconds):
 
 def test_i2c_imu_buffered_on_the_services_hrtimer_trigger(booted_backports, installed, capsys):
     lab = booted_backports
+    since = cursor(lab)
     lab.write(DROPIN, IMU_DROPIN)
     imu = GuestImu(lab, socket='/run/i2cimu-booted.sock')
     try:
@@ -131,7 +134,7 @@ def test_i2c_imu_buffered_on_the_services_hrtimer_trigger(booted_backports, inst
         assert service_pid(lab) == pid
         assert not [t for t in lab.check('cat /sys/bus/iio/devices/trigger*/name 2>/dev/null || true').split()
                     if t.startswith('parallaxd-')]
-        assert not refusals(lab), refusals(lab)
+        assert not refusals(lab, since), refusals(lab, since)
         with capsys.disabled():
             print(f"\n  bmi160 as installed: {report['sensors'][0]['trigger']}; trigger {triggers_open} removed once closed")
     finally:
@@ -141,6 +144,7 @@ def test_i2c_imu_buffered_on_the_services_hrtimer_trigger(booted_backports, inst
 
 def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_backports, installed, capsys):
     lab = booted_backports
+    since = cursor(lab)
     lab.check(f'systemctl stop {UNIT}')
     deck = GuestDeck(lab, socket='/run/steamdeck-booted.sock')
     try:
@@ -181,7 +185,7 @@ def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_ba
         end_monitors(lab)
         holder.join()
         assert held == [f'/dev/input/{node}'], (held, pid, now_pid, report, listing)
-        assert not refusals(lab), refusals(lab)
+        assert not refusals(lab, since), refusals(lab, since)
 
         # Steam takes the controller (holds its hidraw node): the motion device goes and the
         # service says so; let go, the device is made again and the same service reads it, for a
@@ -212,6 +216,54 @@ def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_ba
         with capsys.disabled():
             print(f'\n  Steam Deck as installed: {node} ({modes and "others: " + ", ".join(f"{k} {v}" for k, v in sorted(modes.items()))}); '
                   f'held open: {held}; hidraw let go: frames again {seconds:.1f} s later, states {states}, '
-                  f'refused meanwhile: {refusals(lab) or "nothing"}')
+                  f'refused meanwhile: {refusals(lab, since) or "nothing"}')
     finally:
         deck.stop()
+
+
+def test_i2c_imu_without_a_buffer_polled_as_installed(booted_backports, installed, capsys):
+    """The third capture path as installed: an mpu6050 without an IRQ has no buffer at all, so the
+    service polls its raw attributes (through the same udev grants), at the rate it asked."""
+    lab = booted_backports
+    since = cursor(lab)
+    lab.check(f'systemctl stop {UNIT}')
+    lab.write(DROPIN, IMU_DROPIN)
+    imu = GuestImu(lab, socket='/run/i2cimu-polled.sock')
+    try:
+        imu.start('mpu6050')
+        lab.check(['udevadm', 'settle'])
+        pid = await_unit(lab, UNIT)
+        assert_hardened(lab, pid)
+        holder = hold_subscriber(lab, 120)
+        assert await_guest(lab, "parallaxctl status --json | grep -q \\\"open\\\":true", timeout=30), status(lab)
+        report = status(lab)
+        assert {s['kind'] for s in report['sensors']} == {'accel', 'gyro'}, report
+        for s in report['sensors']:
+            assert s['capture'].startswith('polled') and not s.get('trigger') and not s.get('limits'), s
+        end_monitors(lab)
+        holder.join()
+
+        tilt = monitor(lab, until='y is not None and y < -0.15', then=dict(op='attitude', x=-20, seconds=1), hub=imu)
+        frames = offsets(tilt)
+        assert frames and frames[-1]['y'] < -0.15 and all(f['y'] < 0.02 for f in frames), (tilt['stderr'], frames[-5:])
+        back = monitor(lab, until='y is not None and abs(y) < 0.03', then=dict(op='attitude', x=0, seconds=1), hub=imu)
+        assert offsets(back) and abs(offsets(back)[-1]['y']) < 0.03, back['lines'][-3:]
+        turn = monitor(lab, until='x is not None and x > 0.15', then=dict(op='attitude', y=20, seconds=1), hub=imu)
+        assert offsets(turn) and offsets(turn)[-1]['x'] > 0.15 and all(f['x'] > -0.02 for f in offsets(turn)), offsets(turn)[-5:]
+        imu.ctl('attitude', y=0, seconds=0.5, wait=1)
+
+        assert_first_frames_current(lab, 'I2C IMU, polled', capsys, count=FIRST_FRAMES, warmup=True)
+
+        holder = hold_subscriber(lab, 120)
+        assert await_guest(lab, "parallaxctl status --json | grep -q \\\"resting\\\":true"), status(lab)
+        woke = monitor(lab, until='y is not None and y < -0.1', then=dict(op='attitude', x=-15, seconds=0.5), hub=imu)
+        assert offsets(woke) and offsets(woke)[-1]['y'] < -0.1 and all(f['y'] < 0.02 for f in offsets(woke)), offsets(woke)[-5:]
+        end_monitors(lab)
+        holder.join()
+        assert service_pid(lab) == pid
+        assert not refusals(lab, since), refusals(lab, since)
+        with capsys.disabled():
+            print(f"\n  mpu6050 as installed: {report['sensors'][0]['capture']}")
+    finally:
+        imu.stop()
+        lab.check(['rm', '-f', DROPIN])
