@@ -28,6 +28,7 @@ WIDTH, HEIGHT = 1280, 720
 BACKGROUND = (90, 110, 140)       # the test picture's colour
 MARKER = (230, 40, 40)            # a square at its centre
 MARKER_SIZE = 40
+WAYLAND_DISPLAY = 'plx-gnome'     # the shell's socket in the test's XDG_RUNTIME_DIR
 # JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
 CONTROLLER = "Main.extensionManager.lookup('%s').stateObj._parallax" % UUID
 SUBSCRIBED = CONTROLLER + '._subscriber.state.connected'
@@ -82,6 +83,7 @@ class GnomeShell:
                         XDG_CONFIG_HOME=os.path.join(home, '.config'), XDG_CACHE_HOME=os.path.join(home, '.cache'),
                         LIBGL_ALWAYS_SOFTWARE='1', GSETTINGS_BACKEND='dconf', NO_AT_BRIDGE='1')
         self._procs = []
+        self._clients = []
         self.shell = None
         try:
             for bus, conf in (('system', '/usr/share/dbus-1/session.conf'), ('session', '/usr/share/dbus-1/session.conf')):
@@ -113,7 +115,7 @@ class GnomeShell:
             self._log = open(self.log_path, 'wb')
             self.shell = subprocess.Popen(
                 ['gnome-shell', '--headless', '--wayland', '--no-x11', '--virtual-monitor', '%dx%d' % (width, height),
-                 '--wayland-display', 'plx-gnome'],
+                 '--wayland-display', WAYLAND_DISPLAY],
                 env=dict(self.env, **(env or {})), stdout=self._log, stderr=subprocess.STDOUT, cwd=self.dir)
             wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
             wait_until(lambda: self.eval('String(Main.layoutManager._startingUp)') == '"false"', 60,
@@ -196,6 +198,13 @@ class GnomeShell:
                     'org.freedesktop.DBus.Properties.Set', 'org.gnome.Mutter.DisplayConfig', 'PowerSaveMode',
                     '<%d>' % mode)
 
+    def client(self, argv):
+        """Starts a Wayland client of this shell (stdout piped, text); stopped by close()."""
+        proc = subprocess.Popen(argv, env=dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland'),
+                                stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=self.dir)
+        self._clients.append(proc)
+        return proc
+
     def log(self):
         try:
             with open(self.log_path, 'rb') as f:
@@ -204,7 +213,7 @@ class GnomeShell:
             return ''
 
     def close(self):
-        for proc in ([self.shell] if self.shell else []) + self._procs[::-1]:
+        for proc in self._clients + ([self.shell] if self.shell else []) + self._procs[::-1]:
             if proc.poll() is None:
                 proc.terminate()
                 try:
@@ -214,6 +223,7 @@ class GnomeShell:
                     proc.wait()
         self.shell = None
         self._procs = []
+        self._clients = []
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
