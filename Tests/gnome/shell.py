@@ -9,6 +9,7 @@ may call it and org.gnome.Shell.Eval. The shipped extension never does.
 GnomeShell(...) starts one; screenshot() returns a pngkit.Picture; gsettings(), eval() and
 display_config() talk to it; close() stops it and removes its folders."""
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -86,11 +87,18 @@ class GnomeShell:
         self._clients = []
         self.shell = None
         try:
+            # What the session bus starts (the extensions' preferences app) is a Wayland client of
+            # this shell and writes to services.log.
+            self.services_log_path = os.path.join(self.dir, 'services.log')
+            self._services_log = open(self.services_log_path, 'wb')
             for bus, conf in (('system', '/usr/share/dbus-1/session.conf'), ('session', '/usr/share/dbus-1/session.conf')):
                 path = os.path.join(self.dir, bus + '_bus')
+                env, out = self.env, subprocess.DEVNULL
+                if bus == 'session':
+                    env, out = dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland'), self._services_log
                 self._procs.append(subprocess.Popen(['dbus-daemon', '--nofork', '--config-file=' + conf,
-                                                     '--address=unix:path=' + path], env=self.env,
-                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                                     '--address=unix:path=' + path], env=env,
+                                                    stdout=out, stderr=out))
                 self.env['DBUS_%s_BUS_ADDRESS' % bus.upper()] = 'unix:path=' + path
                 wait_until(lambda: os.path.exists(path), 10, 'the %s bus' % bus)
             extensions = os.path.join(data, 'gnome-shell', 'extensions')
@@ -198,16 +206,42 @@ class GnomeShell:
                     'org.freedesktop.DBus.Properties.Set', 'org.gnome.Mutter.DisplayConfig', 'PowerSaveMode',
                     '<%d>' % mode)
 
-    def client(self, argv):
-        """Starts a Wayland client of this shell (stdout piped, text); stopped by close()."""
-        proc = subprocess.Popen(argv, env=dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland'),
+    def client(self, argv, env=None):
+        """Starts a Wayland client of this shell (stdout piped, text; env: more environment);
+        stopped by close()."""
+        proc = subprocess.Popen(argv, env=dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland', **(env or {})),
                                 stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=self.dir)
         self._clients.append(proc)
         return proc
 
-    def log(self):
+    def services_log(self):
+        """What the services the session bus started wrote (the preferences app's errors)."""
+        return self.log(self.services_log_path)
+
+    def click(self, x, y):
+        """A click of the primary button at (x, y) of the stage, through a virtual pointer of the
+        shell's seat (as a real pointer's events arrive): the pointer moves there, and the button
+        goes down and up once the shell has seen it there."""
+        pointer = ('(global._plxPointer = global._plxPointer || imports.gi.Clutter.get_default_backend()'
+                   '.get_default_seat().create_virtual_device(imports.gi.Clutter.InputDeviceType.POINTER_DEVICE))')
+        now = 'imports.gi.GLib.get_monotonic_time()'
+        x, y = int(x), int(y)
+        self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (pointer, now, x, y))
+        wait_until(lambda: json.loads(json.loads(self.eval('JSON.stringify(global.get_pointer().slice(0, 2))'))) == [x, y],
+                   10, 'the pointer at (%d, %d)' % (x, y))
+        for state in ('PRESSED', 'RELEASED'):
+            self.eval('%s.notify_button(%s, imports.gi.Clutter.BUTTON_PRIMARY, imports.gi.Clutter.ButtonState.%s)'
+                      % (pointer, now, state))
+
+    def windows(self):
+        """[(title, wm_class, (x, y, width, height))] of the windows the shell shows."""
+        return [(t, c, tuple(r)) for t, c, r in json.loads(json.loads(self.eval(
+            'JSON.stringify(global.get_window_actors().map(a => a.meta_window).map(w => [w.get_title(), '
+            'w.get_wm_class(), (r => [r.x, r.y, r.width, r.height])(w.get_frame_rect())]))')))]
+
+    def log(self, path=None):
         try:
-            with open(self.log_path, 'rb') as f:
+            with open(path or self.log_path, 'rb') as f:
                 return f.read().decode(errors='replace')
         except (OSError, AttributeError):
             return ''
