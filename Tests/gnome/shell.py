@@ -136,6 +136,15 @@ class GnomeShell:
             self.close()
             raise
 
+    def reenable_extension(self):
+        """Disables and enables the extension again (through enabled-extensions, as the
+        Extensions app does): it then connects to what the shell has now."""
+        state = "String(Main.extensionManager.lookup('%s').state)" % UUID
+        self.gsettings('org.gnome.shell', 'enabled-extensions', repr([HELPER_UUID]))
+        wait_until(lambda: self.eval(state) != '"1"', 20, 'the extension disabled')
+        self.gsettings('org.gnome.shell', 'enabled-extensions', repr([HELPER_UUID, UUID]))
+        wait_until(lambda: self.eval(state) == '"1"', 20, 'the extension enabled')
+
     def hide_overview(self):
         self.eval('Main.overview.hide()')
         wait_until(lambda: self.eval('String(Main.overview.visible || Main.overview.animationInProgress)') == '"false"',
@@ -218,20 +227,25 @@ class GnomeShell:
         """What the services the session bus started wrote (the preferences app's errors)."""
         return self.log(self.services_log_path)
 
-    def click(self, x, y):
-        """A click of the primary button at (x, y) of the stage, through a virtual pointer of the
-        shell's seat (as a real pointer's events arrive): the pointer moves there, and the button
-        goes down and up once the shell has seen it there."""
-        pointer = ('(global._plxPointer = global._plxPointer || imports.gi.Clutter.get_default_backend()'
-                   '.get_default_seat().create_virtual_device(imports.gi.Clutter.InputDeviceType.POINTER_DEVICE))')
-        now = 'imports.gi.GLib.get_monotonic_time()'
+    def point(self, x, y):
+        """Moves the pointer to (x, y) of the stage through a virtual pointer of the shell's seat
+        (as a real pointer's events arrive) and waits until the shell has seen it there."""
         x, y = int(x), int(y)
-        self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (pointer, now, x, y))
+        self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (self._POINTER, self._NOW, x, y))
         wait_until(lambda: json.loads(json.loads(self.eval('JSON.stringify(global.get_pointer().slice(0, 2))'))) == [x, y],
                    10, 'the pointer at (%d, %d)' % (x, y))
+
+    def click(self, x, y):
+        """A click of the primary button at (x, y): the pointer moves there, and the button goes
+        down and up once the shell has seen it there."""
+        self.point(x, y)
         for state in ('PRESSED', 'RELEASED'):
             self.eval('%s.notify_button(%s, imports.gi.Clutter.BUTTON_PRIMARY, imports.gi.Clutter.ButtonState.%s)'
-                      % (pointer, now, state))
+                      % (self._POINTER, self._NOW, state))
+
+    _POINTER = ('(global._plxPointer = global._plxPointer || imports.gi.Clutter.get_default_backend()'
+                '.get_default_seat().create_virtual_device(imports.gi.Clutter.InputDeviceType.POINTER_DEVICE))')
+    _NOW = 'imports.gi.GLib.get_monotonic_time()'
 
     def windows(self):
         """[(title, wm_class, (x, y, width, height))] of the windows the shell shows."""
