@@ -14,9 +14,8 @@ var BackgroundMover = class BackgroundMover {
         this._touched = new Map();     // actor -> {destroyId, allocationId, rounded}
         this._containers = new Map();  // parent of background actors -> [destroyId, addedId]
         /** Called when a moved actor changes size (the overview's cards grow and shrink) or a
-         * background actor comes where backgrounds move: GNOME replaces the actor when a picture
-         * has loaded or changed (the lock screen's right after locking), and a still device sends
-         * no offset that would place the new one. */
+         * background actor comes where backgrounds move: GNOME replaces the actor when the
+         * picture changes, and a still device sends no offset that would place the new one. */
         this.onChange = null;
     }
 
