@@ -6,7 +6,11 @@
 # buses) with PARALLAX_GNOME_FORM=esm: the extension and the test-only helper are assembled in
 # their ES-module forms and run under `gnome-shell --headless --wayland --virtual-monitor` 48.
 #
-#   sudo scripts/check-gnome-esm.sh [pytest arguments…]   # default: Tests/gnome/test_background.py
+#   sudo scripts/check-gnome-esm.sh [pytest arguments…]   # default: the files in DEFAULT_TESTS
+#
+# Not among the defaults: test_lock_screen.py (GNOME 48 builds no screen shield here either, and
+# its main.js is an ES module whose screenShield binding is read-only, so the test cannot make one
+# the way it does under GNOME 43) and test_real_daemon.py (parallaxd is not in the root).
 #
 # Needs root (debootstrap, chroot, mounts) and deb.debian.org. Cost: see docs/gnome.md,
 # "Tested on what".
@@ -16,6 +20,7 @@ ROOTFS=${ROOTFS:-/work/trixie-gnome}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 # What the harness needs inside: the shell, D-Bus, gsettings and glib-compile-schemas, Mesa's
 # software renderer, python3 with pytest, and a UTF-8 locale for gjs.
+DEFAULT_TESTS="Tests/gnome/test_background.py Tests/gnome/test_stillness.py Tests/gnome/test_fullscreen.py Tests/gnome/test_preferences.py Tests/gnome/test_core.py"
 PACKAGES="gnome-shell dbus-daemon libglib2.0-bin dconf-gsettings-backend libgl1-mesa-dri gjs python3 python3-pytest locales"
 
 if [ ! -x "$ROOTFS/usr/bin/gnome-shell" ]; then
@@ -25,3 +30,23 @@ if [ ! -x "$ROOTFS/usr/bin/gnome-shell" ]; then
   chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
 fi
+
+# The repository inside the root, and the kernel file systems the shell needs; unmounted on exit.
+mkdir -p "$ROOTFS/repo"
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+for m in proc sys dev; do
+  mountpoint -q "$ROOTFS/$m" || { mount --rbind "/$m" "$ROOTFS/$m"; mount --make-rslave "$ROOTFS/$m"; mounted+=("$ROOTFS/$m"); }
+done
+mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
+mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
+
+[ $# -gt 0 ] || set -- $DEFAULT_TESTS
+echo "check-gnome-esm: $(chroot "$ROOTFS" gnome-shell --version), the esm build" >&2
+chroot "$ROOTFS" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PARALLAX_GNOME_FORM=esm \
+  sh -c 'cd /repo && python3 -m pytest -q -rs -p no:cacheprovider "$@"' check-gnome-esm \
+  "$@"

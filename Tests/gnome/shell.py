@@ -29,6 +29,10 @@ WIDTH, HEIGHT = 1280, 720
 BACKGROUND = (90, 110, 140)       # the test picture's colour
 MARKER = (230, 40, 40)            # a square at its centre
 MARKER_SIZE = 40
+# The extension's build under test: legacy (GNOME 43 and 44, this machine's shell) or esm (GNOME 45
+# and later: scripts/check-gnome-esm.sh runs these tests under GNOME 48 with PARALLAX_GNOME_FORM=esm).
+FORM = os.environ.get('PARALLAX_GNOME_FORM', 'legacy')
+HELPER = os.path.join(HERE, 'helper-extension' if FORM == 'legacy' else 'helper-extension-esm')
 WAYLAND_DISPLAY = 'plx-gnome'     # the shell's socket in the test's XDG_RUNTIME_DIR
 # JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
 CONTROLLER = "Main.extensionManager.lookup('%s').stateObj._parallax" % UUID
@@ -102,11 +106,11 @@ class GnomeShell:
                 self.env['DBUS_%s_BUS_ADDRESS' % bus.upper()] = 'unix:path=' + path
                 wait_until(lambda: os.path.exists(path), 10, 'the %s bus' % bus)
             extensions = os.path.join(data, 'gnome-shell', 'extensions')
-            shutil.copytree(os.path.join(HERE, 'helper-extension'), os.path.join(extensions, HELPER_UUID))
+            shutil.copytree(HELPER, os.path.join(extensions, HELPER_UUID))
             enabled = [HELPER_UUID]
             self.schemas = None
             if extension:
-                assemble('legacy', os.path.join(extensions, UUID))
+                assemble(FORM, os.path.join(extensions, UUID))
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
                 enabled.append(UUID)
             options = "'zoom'" if picture else "'stretched'"
