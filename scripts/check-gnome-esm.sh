@@ -6,7 +6,7 @@
 # buses) with PARALLAX_GNOME_FORM=esm: the extension and the test-only helper are assembled in
 # their ES-module forms and run under `gnome-shell --headless --wayland --virtual-monitor` 48.
 #
-#   sudo scripts/check-gnome-esm.sh [pytest arguments…]   # default: the files in DEFAULT_TESTS
+#   sudo scripts/check-gnome-esm.sh [pytest arguments…]   # no Tests/… named: those in DEFAULT_TESTS
 #
 # Not among the defaults: test_lock_screen.py (GNOME 48 builds no screen shield here either, and
 # its main.js is an ES module whose screenShield binding is read-only, so the test cannot make one
@@ -44,7 +44,7 @@ done
 mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
 mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
 
-[ $# -gt 0 ] || set -- $DEFAULT_TESTS
+case " $* " in *" Tests/"*) ;; *) set -- $DEFAULT_TESTS "$@" ;; esac   # no test named: the defaults
 echo "check-gnome-esm: $(chroot "$ROOTFS" gnome-shell --version), the esm build" >&2
 chroot "$ROOTFS" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
   LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PARALLAX_GNOME_FORM=esm \
