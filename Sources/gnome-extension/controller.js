@@ -24,6 +24,9 @@ var ParallaxBackground = class ParallaxBackground {
         this._dbusSignals = [];
         this._laterId = 0;
         this._idleId = 0;
+        this._displayConfigWatch = 0;
+        /** Whether the display configuration has been read once (for tests). */
+        this._displayConfigRead = false;
         this._rotation = 0;
         this._refreshHz = DEFAULT_REFRESH_HZ;
         this._portalReduced = false;
@@ -65,8 +68,13 @@ var ParallaxBackground = class ParallaxBackground {
         }
         this._followDBus(DISPLAY_CONFIG, 'MonitorsChanged', () => this._readDisplayConfig());
         this._followDBus(PORTAL, 'SettingChanged', (parameters) => this._portalSettingChanged(parameters));
-        this._readDisplayConfig();
-        this._readPowerSave();
+        // Read when Mutter's name is there: at the shell's start extensions are enabled before
+        // Mutter owns it, and a monitor rotated from the start would go unnoticed until it changes.
+        this._displayConfigWatch = Gio.bus_watch_name_on_connection(Gio.DBus.session, DISPLAY_CONFIG[0],
+            Gio.BusNameWatcherFlags.NONE, () => {
+                this._readDisplayConfig();
+                this._readPowerSave();
+            }, null);
         this._readPortal();
         this._update();
     }
@@ -78,6 +86,10 @@ var ParallaxBackground = class ParallaxBackground {
         for (const id of this._dbusSignals)
             this._deps.Gio.DBus.session.signal_unsubscribe(id);
         this._dbusSignals = [];
+        if (this._displayConfigWatch) {
+            this._deps.Gio.bus_unwatch_name(this._displayConfigWatch);
+            this._displayConfigWatch = 0;
+        }
         if (this._cancellable) {
             this._cancellable.cancel();
             this._cancellable = null;
@@ -226,6 +238,7 @@ var ParallaxBackground = class ParallaxBackground {
                     const primary = logical.find(l => l[4]);
                     if (!primary)
                         return;
+                    this._displayConfigRead = true;
                     this._rotation = this._deps.protocol.rotationOfTransform(primary[3]);
                     const connector = primary[5][0] && primary[5][0][0];
                     const physical = monitors.find(m => m[0][0] === connector);
