@@ -1,16 +1,16 @@
-"""A fullscreen window under a real headless gnome-shell 43: a real Wayland client (GTK 3,
-fullscreen_client.py) covers the primary monitor, so the extension unsubscribes (nothing it moves
-can be seen); the overview shows the background again in its workspace card, so it subscribes
-while the overview is open and lets go when it closes; when the window goes away it subscribes
-again and the background moves again."""
+"""A fullscreen window under a real headless gnome-shell 43: a real Wayland client (GTK 3, the
+wallpaper tests' Tests/wallpaper/fullscreen_window.py) covers the primary monitor, so the extension
+unsubscribes (nothing it moves can be seen); the overview shows the background again in its
+workspace card, so it subscribes while the overview is open and lets go when it closes; when the
+window goes away it subscribes again and the background moves again."""
 import os
 import select
 import sys
 
-from shell import IDLE_REASON, find_marker, wait_until
+from shell import IDLE_REASON, ROOT, find_marker, wait_until
 from test_background import CENTRE, marker_at, subscribed
 
-CLIENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'fullscreen_client.py')
+CLIENT = os.path.join(ROOT, 'Tests', 'wallpaper', 'fullscreen_window.py')
 
 
 def read_line(proc, timeout):
