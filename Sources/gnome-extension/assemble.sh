@@ -39,6 +39,7 @@ cat > "$OUT/metadata.json" <<JSON
   "description": "Moves GNOME's background with the device's tilt, as parallaxd measures it from the accelerometer and gyroscope: the iOS parallax effect on the desktop, in the overview and on the lock screen.",
   "shell-version": [$VERSIONS],
   "settings-schema": "org.gnome.shell.extensions.parallax",
+  "session-modes": ["user", "unlock-dialog"],
   "version-name": "$VERSION"
 }
 JSON

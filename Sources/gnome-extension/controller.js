@@ -23,6 +23,10 @@ var ParallaxBackground = class ParallaxBackground {
         this._connections = [];     // [object, handler id]
         this._dbusSignals = [];
         this._laterId = 0;
+        this._idleId = 0;
+        this._displayConfigWatch = 0;
+        /** Whether the display configuration has been read once (for tests). */
+        this._displayConfigRead = false;
         this._rotation = 0;
         this._refreshHz = DEFAULT_REFRESH_HZ;
         this._portalReduced = false;
@@ -36,7 +40,7 @@ var ParallaxBackground = class ParallaxBackground {
         const {Gio, Main} = this._deps;
         this._cancellable = new Gio.Cancellable();
         this._mover = new this._deps.BackgroundMover(this._deps);
-        this._mover.onResize = () => this._queueFrame();
+        this._mover.onChange = () => this._queueFrame();
         this._subscriber = new this._deps.Subscriber(this._deps, {
             path: this._socketPath(),
             rate: this._rate(),
@@ -56,13 +60,21 @@ var ParallaxBackground = class ParallaxBackground {
         this._connect(Main.overview, 'showing', () => this._update());
         this._connect(Main.overview, 'hidden', () => this._update());
         if (Main.screenShield) {
-            this._connect(Main.screenShield, 'active-changed', () => this._update());
-            this._connect(Main.screenShield, 'locked-changed', () => this._update());
+            // Once the shield's signal handlers are done: ScreenShield.lock() makes the shield
+            // active before it makes it locked, which for a moment reads as blanked without a lock
+            // and would cost the daemon an unsubscribe and a subscribe at every lock.
+            this._connect(Main.screenShield, 'active-changed', () => this._updateSoon());
+            this._connect(Main.screenShield, 'locked-changed', () => this._updateSoon());
         }
         this._followDBus(DISPLAY_CONFIG, 'MonitorsChanged', () => this._readDisplayConfig());
         this._followDBus(PORTAL, 'SettingChanged', (parameters) => this._portalSettingChanged(parameters));
-        this._readDisplayConfig();
-        this._readPowerSave();
+        // Read when Mutter's name is there: at the shell's start extensions are enabled before
+        // Mutter owns it, and a monitor rotated from the start would go unnoticed until it changes.
+        this._displayConfigWatch = Gio.bus_watch_name_on_connection(Gio.DBus.session, DISPLAY_CONFIG[0],
+            Gio.BusNameWatcherFlags.NONE, () => {
+                this._readDisplayConfig();
+                this._readPowerSave();
+            }, null);
         this._readPortal();
         this._update();
     }
@@ -74,6 +86,10 @@ var ParallaxBackground = class ParallaxBackground {
         for (const id of this._dbusSignals)
             this._deps.Gio.DBus.session.signal_unsubscribe(id);
         this._dbusSignals = [];
+        if (this._displayConfigWatch) {
+            this._deps.Gio.bus_unwatch_name(this._displayConfigWatch);
+            this._displayConfigWatch = 0;
+        }
         if (this._cancellable) {
             this._cancellable.cancel();
             this._cancellable = null;
@@ -81,6 +97,10 @@ var ParallaxBackground = class ParallaxBackground {
         if (this._laterId) {
             this._removeLater(this._laterId);
             this._laterId = 0;
+        }
+        if (this._idleId) {
+            this._deps.GLib.source_remove(this._idleId);
+            this._idleId = 0;
         }
         if (this._subscriber) {
             this._subscriber.destroy();
@@ -108,6 +128,18 @@ var ParallaxBackground = class ParallaxBackground {
             this._log(`could not follow the shell's state: ${e.message}`);
         }
         this._queueFrame();
+    }
+
+    /** _update() from the main loop, once for however many calls come before it runs. */
+    _updateSoon() {
+        const {GLib} = this._deps;
+        if (this._idleId)
+            return;
+        this._idleId = GLib.idle_add(GLib.PRIORITY_DEFAULT, () => {
+            this._idleId = 0;
+            this._update();
+            return GLib.SOURCE_REMOVE;
+        });
     }
 
     /** null when the backgrounds should move, else why not (a few words). */
@@ -206,6 +238,7 @@ var ParallaxBackground = class ParallaxBackground {
                     const primary = logical.find(l => l[4]);
                     if (!primary)
                         return;
+                    this._displayConfigRead = true;
                     this._rotation = this._deps.protocol.rotationOfTransform(primary[3]);
                     const connector = primary[5][0] && primary[5][0][0];
                     const physical = monitors.find(m => m[0][0] === connector);

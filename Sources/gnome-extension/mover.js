@@ -12,8 +12,11 @@ var BackgroundMover = class BackgroundMover {
         this._Main = deps.Main;
         this._placement = deps.placement;
         this._touched = new Map();     // actor -> {destroyId, allocationId, rounded}
-        /** Called when a moved actor changes size (the overview's cards grow and shrink). */
-        this.onResize = null;
+        this._containers = new Map();  // parent of background actors -> [destroyId, addedId]
+        /** Called when a moved actor changes size (the overview's cards grow and shrink) or a
+         * background actor comes where backgrounds move: GNOME replaces the actor when the
+         * picture changes, and a still device sends no offset that would place the new one. */
+        this.onChange = null;
     }
 
     /** Places every background of monitor `index` for the offset {x, y} (already predicted and
@@ -50,6 +53,11 @@ var BackgroundMover = class BackgroundMover {
     reset() {
         for (const actor of [...this._touched.keys()])
             this._restore(actor);
+        for (const [container, ids] of this._containers) {
+            for (const id of ids)
+                container.disconnect(id);
+        }
+        this._containers.clear();
     }
 
     _restore(actor) {
@@ -72,6 +80,7 @@ var BackgroundMover = class BackgroundMover {
         const mine = a => a instanceof Meta.BackgroundActor && a.monitor === index;
         // The desktop: the layout manager's group, with the old actor still fading out after a
         // change of picture. Clipped, so a grown background never covers a neighbouring monitor.
+        this._watch(Main.layoutManager._backgroundGroup);
         for (const actor of Main.layoutManager._backgroundGroup.get_children()) {
             if (mine(actor))
                 found.push({actor, clip: true, rounded: false});
@@ -93,6 +102,7 @@ var BackgroundMover = class BackgroundMover {
         const dialog = Main.screenShield && Main.screenShield._dialog;
         if (where.lockScreen && dialog && dialog._backgroundGroup) {
             for (const widget of dialog._backgroundGroup.get_children()) {
+                this._watch(widget);
                 for (const actor of widget.get_children()) {
                     if (mine(actor))
                         found.push({actor, clip: true, rounded: false});
@@ -106,11 +116,31 @@ var BackgroundMover = class BackgroundMover {
         if (this._touched.has(actor))
             return;
         const destroyId = actor.connect('destroy', () => this._touched.delete(actor));
-        const allocationId = actor.connect('notify::allocation', () => {
-            if (this.onResize)
-                this.onResize();
-        });
+        const allocationId = actor.connect('notify::allocation', () => this._changed());
         this._touched.set(actor, {destroyId, allocationId, rounded});
+    }
+
+    /** Hears of background actors added to container (once per container). */
+    _watch(container) {
+        if (this._containers.has(container))
+            return;
+        const destroyId = container.connect('destroy', () => this._containers.delete(container));
+        const addedId = this._connectChildAdded(container, () => this._changed());
+        this._containers.set(container, [destroyId, addedId]);
+    }
+
+    /** ClutterActor's 'child-added' (mutter 46 and later); ClutterContainer's 'actor-added' before. */
+    _connectChildAdded(container, handler) {
+        try {
+            return container.connect('child-added', handler);
+        } catch (e) {
+            return container.connect('actor-added', handler);
+        }
+    }
+
+    _changed() {
+        if (this.onChange)
+            this.onChange();
     }
 
     /** The workspace card's rounded clip (GNOME sets it to the work area, in the monitor's

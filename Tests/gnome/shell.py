@@ -9,6 +9,7 @@ may call it and org.gnome.Shell.Eval. The shipped extension never does.
 GnomeShell(...) starts one; screenshot() returns a pngkit.Picture; gsettings(), eval() and
 display_config() talk to it; close() stops it and removes its folders."""
 import ast
+import json
 import os
 import shutil
 import subprocess
@@ -28,6 +29,11 @@ WIDTH, HEIGHT = 1280, 720
 BACKGROUND = (90, 110, 140)       # the test picture's colour
 MARKER = (230, 40, 40)            # a square at its centre
 MARKER_SIZE = 40
+# The extension's build under test: legacy (GNOME 43 and 44, this machine's shell) or esm (GNOME 45
+# and later: scripts/check-gnome-esm.sh runs these tests under GNOME 48 with PARALLAX_GNOME_FORM=esm).
+FORM = os.environ.get('PARALLAX_GNOME_FORM', 'legacy')
+HELPER = os.path.join(HERE, 'helper-extension' if FORM == 'legacy' else 'helper-extension-esm')
+WAYLAND_DISPLAY = 'plx-gnome'     # the shell's socket in the test's XDG_RUNTIME_DIR
 # JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
 CONTROLLER = "Main.extensionManager.lookup('%s').stateObj._parallax" % UUID
 SUBSCRIBED = CONTROLLER + '._subscriber.state.connected'
@@ -82,21 +88,29 @@ class GnomeShell:
                         XDG_CONFIG_HOME=os.path.join(home, '.config'), XDG_CACHE_HOME=os.path.join(home, '.cache'),
                         LIBGL_ALWAYS_SOFTWARE='1', GSETTINGS_BACKEND='dconf', NO_AT_BRIDGE='1')
         self._procs = []
+        self._clients = []
         self.shell = None
         try:
+            # What the session bus starts (the extensions' preferences app) is a Wayland client of
+            # this shell and writes to services.log.
+            self.services_log_path = os.path.join(self.dir, 'services.log')
+            self._services_log = open(self.services_log_path, 'wb')
             for bus, conf in (('system', '/usr/share/dbus-1/session.conf'), ('session', '/usr/share/dbus-1/session.conf')):
                 path = os.path.join(self.dir, bus + '_bus')
+                env, out = self.env, subprocess.DEVNULL
+                if bus == 'session':
+                    env, out = dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland'), self._services_log
                 self._procs.append(subprocess.Popen(['dbus-daemon', '--nofork', '--config-file=' + conf,
-                                                     '--address=unix:path=' + path], env=self.env,
-                                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                                     '--address=unix:path=' + path], env=env,
+                                                    stdout=out, stderr=out))
                 self.env['DBUS_%s_BUS_ADDRESS' % bus.upper()] = 'unix:path=' + path
                 wait_until(lambda: os.path.exists(path), 10, 'the %s bus' % bus)
             extensions = os.path.join(data, 'gnome-shell', 'extensions')
-            shutil.copytree(os.path.join(HERE, 'helper-extension'), os.path.join(extensions, HELPER_UUID))
+            shutil.copytree(HELPER, os.path.join(extensions, HELPER_UUID))
             enabled = [HELPER_UUID]
             self.schemas = None
             if extension:
-                assemble('legacy', os.path.join(extensions, UUID))
+                assemble(FORM, os.path.join(extensions, UUID))
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
                 enabled.append(UUID)
             options = "'zoom'" if picture else "'stretched'"
@@ -113,7 +127,7 @@ class GnomeShell:
             self._log = open(self.log_path, 'wb')
             self.shell = subprocess.Popen(
                 ['gnome-shell', '--headless', '--wayland', '--no-x11', '--virtual-monitor', '%dx%d' % (width, height),
-                 '--wayland-display', 'plx-gnome'],
+                 '--wayland-display', WAYLAND_DISPLAY],
                 env=dict(self.env, **(env or {})), stdout=self._log, stderr=subprocess.STDOUT, cwd=self.dir)
             wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
             wait_until(lambda: self.eval('String(Main.layoutManager._startingUp)') == '"false"', 60,
@@ -125,6 +139,15 @@ class GnomeShell:
         except BaseException:
             self.close()
             raise
+
+    def reenable_extension(self):
+        """Disables and enables the extension again (through enabled-extensions, as the
+        Extensions app does): it then connects to what the shell has now."""
+        state = "String(Main.extensionManager.lookup('%s').state)" % UUID
+        self.gsettings('org.gnome.shell', 'enabled-extensions', repr([HELPER_UUID]))
+        wait_until(lambda: self.eval(state) != '"1"', 20, 'the extension disabled')
+        self.gsettings('org.gnome.shell', 'enabled-extensions', repr([HELPER_UUID, UUID]))
+        wait_until(lambda: self.eval(state) == '"1"', 20, 'the extension enabled')
 
     def hide_overview(self):
         self.eval('Main.overview.hide()')
@@ -196,15 +219,53 @@ class GnomeShell:
                     'org.freedesktop.DBus.Properties.Set', 'org.gnome.Mutter.DisplayConfig', 'PowerSaveMode',
                     '<%d>' % mode)
 
-    def log(self):
+    def client(self, argv, env=None):
+        """Starts a Wayland client of this shell (stdout piped, text; env: more environment);
+        stopped by close()."""
+        proc = subprocess.Popen(argv, env=dict(self.env, WAYLAND_DISPLAY=WAYLAND_DISPLAY, GDK_BACKEND='wayland', **(env or {})),
+                                stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=self.dir)
+        self._clients.append(proc)
+        return proc
+
+    def services_log(self):
+        """What the services the session bus started wrote (the preferences app's errors)."""
+        return self.log(self.services_log_path)
+
+    def point(self, x, y):
+        """Moves the pointer to (x, y) of the stage through a virtual pointer of the shell's seat
+        (as a real pointer's events arrive) and waits until the shell has seen it there."""
+        x, y = int(x), int(y)
+        self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (self._POINTER, self._NOW, x, y))
+        wait_until(lambda: json.loads(json.loads(self.eval('JSON.stringify(global.get_pointer().slice(0, 2))'))) == [x, y],
+                   10, 'the pointer at (%d, %d)' % (x, y))
+
+    def click(self, x, y):
+        """A click of the primary button at (x, y): the pointer moves there, and the button goes
+        down and up once the shell has seen it there."""
+        self.point(x, y)
+        for state in ('PRESSED', 'RELEASED'):
+            self.eval('%s.notify_button(%s, imports.gi.Clutter.BUTTON_PRIMARY, imports.gi.Clutter.ButtonState.%s)'
+                      % (self._POINTER, self._NOW, state))
+
+    _POINTER = ('(global._plxPointer = global._plxPointer || imports.gi.Clutter.get_default_backend()'
+                '.get_default_seat().create_virtual_device(imports.gi.Clutter.InputDeviceType.POINTER_DEVICE))')
+    _NOW = 'imports.gi.GLib.get_monotonic_time()'
+
+    def windows(self):
+        """[(title, wm_class, (x, y, width, height))] of the windows the shell shows."""
+        return [(t, c, tuple(r)) for t, c, r in json.loads(json.loads(self.eval(
+            'JSON.stringify(global.get_window_actors().map(a => a.meta_window).map(w => [w.get_title(), '
+            'w.get_wm_class(), (r => [r.x, r.y, r.width, r.height])(w.get_frame_rect())]))')))]
+
+    def log(self, path=None):
         try:
-            with open(self.log_path, 'rb') as f:
+            with open(path or self.log_path, 'rb') as f:
                 return f.read().decode(errors='replace')
         except (OSError, AttributeError):
             return ''
 
     def close(self):
-        for proc in ([self.shell] if self.shell else []) + self._procs[::-1]:
+        for proc in self._clients + ([self.shell] if self.shell else []) + self._procs[::-1]:
             if proc.poll() is None:
                 proc.terminate()
                 try:
@@ -214,6 +275,7 @@ class GnomeShell:
                     proc.wait()
         self.shell = None
         self._procs = []
+        self._clients = []
         shutil.rmtree(self.dir, ignore_errors=True)
 
 

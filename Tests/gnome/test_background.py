@@ -110,3 +110,21 @@ def test_overview_card_moves_with_the_travel_shrunk_to_the_card(shells, fake_dae
     # Back on the desktop the desktop background carries the same offset.
     gnome.hide_overview()
     marker_at(gnome, (CENTRE[0] - 40, CENTRE[1] + 40))
+
+
+def test_a_new_picture_is_placed_without_a_new_offset(shells, fake_daemon, workdir):
+    """GNOME replaces the background actor when the picture changes (the old one fades out); a
+    still device sends no offset, yet the new actor is placed at once."""
+    import os
+    from shell import test_picture
+    daemon = fake_daemon()
+    gnome = shells(settings={'socket': repr(daemon.path), 'depth': '-40'})
+    subscribed(daemon)
+    daemon.send_offset(0.5, -0.25)
+    marker_at(gnome, (CENTRE[0] - 20, CENTRE[1] + 10))
+    gnome.eval('global._plxOld = Main.layoutManager._backgroundGroup.get_first_child(); true')
+    new = test_picture(os.path.join(workdir, 'another.png'))
+    gnome.gsettings('org.gnome.desktop.background', 'picture-uri', "'file://%s'" % new)
+    wait_until(lambda: gnome.eval('String(!Main.layoutManager._backgroundGroup.get_children().includes(global._plxOld))')
+               == '"true"', 20, 'the old background actor gone')
+    marker_at(gnome, (CENTRE[0] - 20, CENTRE[1] + 10))

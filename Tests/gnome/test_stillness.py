@@ -3,7 +3,7 @@ reduce motion from the daemon (centred, still subscribed) and from GNOME's enabl
 (centred and unsubscribed, subscribed again when animations come back); the screen turned off
 through Mutter's PowerSaveMode (unsubscribed, subscribed again when it comes on); a rotated
 monitor (subscribes again with its rotation; x still moves the picture along the screen's x)."""
-from shell import HEIGHT, IDLE_REASON, WIDTH, find_marker, wait_until
+from shell import CONTROLLER, HEIGHT, IDLE_REASON, WIDTH, find_marker, wait_until
 from test_background import CENTRE, marker_at, subscribed, uncovered_edges
 
 SCHEMA = 'org.gnome.shell.extensions.parallax'
@@ -72,6 +72,10 @@ def test_follows_a_rotated_monitor(shells, fake_daemon):
     gnome = shells(settings={'socket': repr(daemon.path), 'depth': '-40'})
     subscribed(daemon)
     assert daemon.subscriptions == [(60, 0)]
+    # The display configuration was read when Mutter's D-Bus name came (the extension is enabled
+    # before Mutter owns it): a monitor rotated from the start is known.
+    wait_until(lambda: gnome.eval(CONTROLLER + '._displayConfigRead') == 'true', 20, 'the display configuration read')
+    assert 'could not read the display configuration' not in gnome.log()
     gnome.rotate(1)     # Mutter's transform 1: rotated by 90° (wl_output's 90)
     wait_until(lambda: daemon.subscriptions[-1] == (60, 90), 20, 'a subscription with rotation 90')
     # The logical monitor is now 720×1280; offsets arrive in its axes, so x moves along its x.

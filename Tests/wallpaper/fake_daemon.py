@@ -101,8 +101,10 @@ class FakeDaemon:
                         self._asked_heading.add(conn)
                     else:
                         self._asked_heading.discard(conn)
-                self._send(conn, reply)
-                self._send(conn, self._state(conn))
+                    # Under the lock: an offset sent by the test the moment it sees the subscriber
+                    # must come after these, as parallaxd sends them, or the client drops it.
+                    self._send(conn, reply)
+                    self._send(conn, self._state(conn))
             elif cmd.get('cmd') == 'unsubscribe':
                 with self._lock:
                     self.unsubscribes += 1
