@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A MANUAL check of the extension's ES-module form (GNOME Shell 45 and later), not run by
 # scripts/test.sh: Debian 13 (trixie, GNOME Shell 48) is debootstrapped into ROOTFS (default
-# /work/trixie-gnome, outside the repository), gnome-shell is installed there, and Tests/gnome's
+# .build-gnome48/ in the repository, ignored by git; a path without blanks), gnome-shell is installed there, and Tests/gnome's
 # harness runs inside it through chroot (/proc, /dev, /sys bound; the harness starts private D-Bus
 # buses) with PARALLAX_GNOME_FORM=esm: the extension and the test-only helper are assembled in
 # their ES-module forms and run under `gnome-shell --headless --wayland --virtual-monitor` 48.
@@ -17,7 +17,7 @@
 # root is there (docs/gnome.md, "Tested on what").
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ROOTFS=${ROOTFS:-/work/trixie-gnome}
+ROOTFS=${ROOTFS:-$ROOT/.build-gnome48}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
 # What the harness needs inside: the shell, D-Bus, gsettings and glib-compile-schemas, Mesa's
 # software renderer, python3 with pytest, and a UTF-8 locale for gjs.
