@@ -45,14 +45,11 @@ final class Supervisor {
     private(set) var sampleTimes = RateMeter()
     /// Resting (Supervisor+Rest.swift): whether and how the sensors slow down while the device
     /// lies still, the stillness of the raw samples, the newest sample's time, and where the
-    /// capture is (running, ordered to rest, resting).
+    /// capture is (`RestCycle`: running, ordered to rest, resting).
     var restSettings: RestSettings
     var stillness = Stillness()
     var newestSample: Int64 = 0
-    var rest = RestState.running
-    var restOrders: UInt64 = 0
-    /// No rest before this (monotonic ns): set when a rest is withdrawn.
-    var restHeldUntil: Int64 = 0
+    var rest = RestCycle()
 
     /// The online check of the open sensors' frame (FrameCheck.swift, Supervisor+Frame.swift);
     /// kept while the same sensors reopen, so evidence is not lost between subscribers.
@@ -156,7 +153,7 @@ final class Supervisor {
         guard let capture else { return }
         self.capture = nil
         cancelTake()
-        rest = .running
+        rest.reset()
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
         events.sensorsClosed()
@@ -211,7 +208,7 @@ final class Supervisor {
     /// the loop with the first sample at or after the need (sources that keep nothing, a need
     /// that is now, or a capture thread busy reading).
     func planNextBatch() {
-        guard let capture, rest == .running else { return }
+        guard let capture, rest.phase == .running else { return }
         cancelTake()
         let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
                                          canTakeQueued: capture.canTakeQueued,
@@ -244,7 +241,7 @@ final class Supervisor {
                 stillness = Stillness(settings: Stillness.Settings().coarsened(
                     accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
                     gyroscopeQuantum: sensors.filter { $0.kind == .gyroscope }.map(\.quantum).max() ?? 0))
-                rest = .running
+                rest.reset()
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
@@ -267,13 +264,13 @@ final class Supervisor {
             case .failed(let error):
                 self.capture = nil
                 cancelTake()
-                rest = .running
+                rest.reset()
                 self.events.sensorsClosed()
                 fail(error)
             case .ended:
                 self.capture = nil
                 cancelTake()
-                rest = .running
+                rest.reset()
                 self.events.sensorsClosed()
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
