@@ -36,6 +36,8 @@ public final class Daemon {
         source: config.source.description, localDevices: config.source.readsLocalDevices,
         factory: makeFactory(config), linger: config.linger, rest: RestSettings(config))
     let sensorWakeup: SensorWakeup
+    /// The open sensors' fusion frame: the online check and its report (FrameMonitor.swift).
+    let frameMonitor = FrameMonitor(logger: Logger(label: "parallaxd.sensors"))
     /// The bound socket and the spare descriptor taken before it, for `server`.
     private let listener: Listener
     private let reserve: DescriptorReserve

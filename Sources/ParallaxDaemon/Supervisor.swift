@@ -51,10 +51,6 @@ final class Supervisor {
     var newestSample: Int64 = 0
     var rest = RestCycle()
 
-    /// The online check of the open sensors' frame (FrameCheck.swift, Supervisor+Frame.swift);
-    /// kept while the same sensors reopen, so evidence is not lost between subscribers.
-    var frameCheck = FrameCheck(hasGyroscope: false)
-
     /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
     var arrivals: ArrivalWatch?
     /// iio-sensor-proxy on the system bus, watched while local sensors are wanted (Supervisor+SensorProxy.swift).
@@ -236,7 +232,6 @@ final class Supervisor {
             defer { if case .sample = event {} else { noteOutcome() } }
             switch event {
             case .opened(let sensors):
-                if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
                 // A device that passes on only steps of its quantum (an evdev fuzz) is still within it.
                 stillness = Stillness(settings: Stillness.Settings().coarsened(
                     accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
@@ -292,7 +287,7 @@ final class Supervisor {
             self.retryTimer = nil
             // Devices that appeared are opened by the arrival watch once udev is done with them;
             // a retry now would meet their nodes before udev's rules (EACCES).
-            guard self.demanded && self.capture == nil, self.arrivals?.appeared.isEmpty ?? true else { return }
+            guard self.demanded && self.capture == nil, !(self.arrivals?.isAwaitingDevices ?? false) else { return }
             self.open()
         }
         updateArrivalWatch()
