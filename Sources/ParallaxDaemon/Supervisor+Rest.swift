@@ -34,7 +34,7 @@ extension Supervisor {
     /// After a batch has been integrated and delivered.
     func afterBatch() {
         let conditions = RestCycle.Conditions(
-            after: restSettings.after, canRest: capture?.canRest ?? false,
+            after: restSettings.after, canRest: capture != nil && abilities.rests,
             stillFor: newestSample > 0 ? stillness.stillFor(at: newestSample) : nil,
             quiet: { [unowned self] in self.events.mayRest(quietFor: self.restQuiet) })
         switch rest.afterBatch(now: plx_monotonic_ns(), conditions) {

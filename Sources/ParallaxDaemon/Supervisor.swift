@@ -32,6 +32,8 @@ final class Supervisor {
     private var linger: Int64
     private let wakeup: SensorWakeup
     private(set) var capture: SensorCapture?
+    /// What the current capture's source can do, from its `.opened` (none before).
+    private(set) var abilities = SourceAbilities()
     private(set) var demanded = false
     private var lingerTimer: EventLoop.TimerID?
     var retryTimer: EventLoop.TimerID?
@@ -148,6 +150,7 @@ final class Supervisor {
     func closeCapture(wait: Bool = false) {
         guard let capture else { return }
         self.capture = nil
+        abilities = SourceAbilities()
         cancelTake()
         rest.reset()
         if wait { capture.stopAndWait() } else { capture.stop() }
@@ -207,7 +210,7 @@ final class Supervisor {
         guard let capture, rest.phase == .running else { return }
         cancelTake()
         let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
-                                         canTakeQueued: capture.canTakeQueued,
+                                         canTakeQueued: abilities.takesQueued,
                                          forecast: { capture.expectedArrival(ofSampleAt: $0) })
         switch plan {
         case .loopTakes(let at, let need):
@@ -231,7 +234,8 @@ final class Supervisor {
             guard self.capture === capture else { return }
             defer { if case .sample = event {} else { noteOutcome() } }
             switch event {
-            case .opened(let sensors):
+            case .opened(let sensors, let abilities):
+                self.abilities = abilities
                 // A device that passes on only steps of its quantum (an evdev fuzz) is still within it.
                 stillness = Stillness(settings: Stillness.Settings().coarsened(
                     accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
@@ -258,12 +262,14 @@ final class Supervisor {
                 restEnded(moved: moved, order: order)
             case .failed(let error):
                 self.capture = nil
+                abilities = SourceAbilities()
                 cancelTake()
                 rest.reset()
                 self.events.sensorsClosed()
                 fail(error)
             case .ended:
                 self.capture = nil
+                abilities = SourceAbilities()
                 cancelTake()
                 rest.reset()
                 self.events.sensorsClosed()

@@ -3,9 +3,6 @@ import Glibc
 import ParallaxMotion
 
 extension SensorCapture {
-    /// Whether the opened source can slow down at rest (`RestingSource`).
-    public var canRest: Bool { hasRestingSource.load(ordering: .acquiring) }
-
     /// Runs the source at rest (`order`), or back at its full rate (nil). The capture thread
     /// answers with `.resting(pace)` once slowed down and `.awake(moved:)` once back.
     ///
@@ -13,8 +10,10 @@ extension SensorCapture {
     /// waking the loop for every one of them would cost what resting saves. It wakes the loop
     /// only for the sample that moved (or every `drainInterval`, with what it kept).
     public func rest(_ order: RestOrder?) {
-        restOrder.withLock { $0 = order }
-        requestGeneration.add(1, ordering: .sequentiallyConsistent)
+        word.withLock { w in
+            w.rest = order
+            w.generation &+= 1
+        }
         signalCaptureThread()
     }
 
@@ -61,7 +60,7 @@ extension SensorCapture {
             }
             if let failure { return leaveRest(source, failure: failure) }
             plan.refresh(self)
-            switch watch.look(now: MonotonicClock.now(), order: plan.rest, stopping: stopping.load(ordering: .acquiring)) {
+            switch watch.look(now: MonotonicClock.now(), order: plan.rest, stopping: isStopping) {
             case .leave(let moved, let serial):
                 // The sample that moved goes to the loop before the source is brought back to its
                 // full rate: that takes a HID hub one synchronous feature report per attribute
@@ -72,7 +71,7 @@ extension SensorCapture {
                 if moved {
                     // The order is spent: the loop gives a new one when the device rests again.
                     // Until it plans again, every sample wakes it: the device is moving.
-                    restOrder.withLock { if $0?.serial == serial { $0 = nil } }
+                    word.withLock { if $0.rest?.serial == serial { $0.rest = nil } }
                     plan.rest = nil
                     plan.need = .everySample
                 }

@@ -13,7 +13,8 @@ import SystemPackage
 /// waiting (`takeQueuedEvents`), under a lock the loop only ever tries (SamplePacing.swift).
 public final class SensorCapture: Sendable {
     public enum Event: Sendable, Equatable {
-        case opened([SensorDescription])
+        /// What the source opened and what it can do, fixed for this capture's life.
+        case opened([SensorDescription], SourceAbilities = SourceAbilities())
         case sample(Sample)
         /// The driver failed to open or was lost; the capture thread has ended.
         case failed(SensorError)
@@ -44,21 +45,13 @@ public final class SensorCapture: Sendable {
         var wakePending = false
     }
 
+    /// What the capture thread hands to the loop: events, woken once per batch.
     let shared = Mutex(Shared())
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
     let slot = Mutex(QueuedSlot.empty)
-    let hasQueuedSource = Atomic<Bool>(false)
-    let hasRestingSource = Atomic<Bool>(false)
-    let stopping = Atomic<Bool>(false)
-    /// The loop's latest word on when it needs samples and whether the device rests, and a
-    /// count of its updates.
-    let requested = Mutex(SampleNeed.everySample)
-    let restOrder = Mutex<RestOrder?>(nil)
-    let requestGeneration = Atomic<UInt64>(0)
-    /// The need the capture thread is sleeping towards (0: not sleeping), so that the loop wakes
-    /// it only when it needs samples sooner.
-    let sleepingFor = Atomic<Int64>(0)
+    /// What the loop tells the capture thread: its need, its rest order, stop (`LoopWord`).
+    let word = Mutex(LoopWord())
     /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
     let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
@@ -109,7 +102,7 @@ public final class SensorCapture: Sendable {
     /// backend) finishes on its own thread, which then closes the driver and ends. Whatever it
     /// still queues is never read.
     public func stop() {
-        stopping.store(true, ordering: .releasing)
+        word.withLock { $0.stop() }
         signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_detach(tid)
@@ -118,7 +111,7 @@ public final class SensorCapture: Sendable {
 
     /// Stops and waits until the driver is closed (at shutdown, so devices are released before exit).
     public func stopAndWait() {
-        stopping.store(true, ordering: .releasing)
+        word.withLock { $0.stop() }
         signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_join(tid, nil)
@@ -186,7 +179,7 @@ public final class SensorCapture: Sendable {
 
     private func run() {
         _ = plx_set_thread_name(Self.threadName)
-        let shouldStop = { self.stopping.load(ordering: .acquiring) }
+        let shouldStop = { self.isStopping }
         let driver: any SensorDriver
         do {
             driver = try open()
@@ -199,15 +192,9 @@ public final class SensorCapture: Sendable {
         // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
         // the slot is emptied before the driver closes (defers run last first).
         slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }
-        hasQueuedSource.store(queued != nil, ordering: .releasing)
+        defer { slot.withLock { $0 = .empty } }
         let resting = driver as? any RestingSource
-        hasRestingSource.store(resting != nil, ordering: .releasing)
-        defer {
-            hasQueuedSource.store(false, ordering: .releasing)
-            hasRestingSource.store(false, ordering: .releasing)
-            slot.withLock { $0 = .empty }
-        }
-        post(.opened(driver.sensors))
+        post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil)))
         var plan = Plan()
         while !shouldStop() {
             plan.refresh(self)
@@ -252,10 +239,50 @@ public final class SensorCapture: Sendable {
         }
     }
 
+    /// The loop has asked the capture to stop.
+    var isStopping: Bool { word.withLock { $0.stopping } }
+
     /// What one read on the capture thread came to.
     enum Outcome {
         case reading
         case ended
         case failed(SensorError)
+    }
+}
+
+/// What an opened source can do, told to the loop with `.opened`: fixed for the capture's life,
+/// so the loop keeps its own copy and asks no lock.
+public struct SourceAbilities: Sendable, Equatable {
+    /// The loop may take what the source queued (`SensorCapture.takeQueuedEvents`): a
+    /// `QueuedSampleSource` whose takes never block.
+    public var takesQueued: Bool
+    /// It can slow down while the device lies still (`RestingSource`).
+    public var rests: Bool
+
+    public init(takesQueued: Bool = false, rests: Bool = false) {
+        self.takesQueued = takesQueued
+        self.rests = rests
+    }
+}
+
+/// Everything the loop tells the capture thread, as one value under one lock: each change is
+/// counted (`generation`), so the capture thread's copy (`SensorCapture.Plan`) refreshes only
+/// when the loop has spoken; and the capture thread's paced sleep is noted here
+/// (`sleepingFor`), so that deciding to sleep and the loop's deciding to wake it cannot cross.
+struct LoopWord {
+    /// When the loop next needs samples (SamplePacing.swift).
+    var need = SampleNeed.everySample
+    /// The order to rest, nil: full rate (RestCycle.swift).
+    var rest: RestOrder?
+    var stopping = false
+    /// Counts the loop's changes.
+    var generation: UInt64 = 0
+    /// The need the capture thread sleeps towards (0: not sleeping): the loop wakes it only
+    /// when it needs samples sooner.
+    var sleepingFor: Int64 = 0
+
+    mutating func stop() {
+        stopping = true
+        generation &+= 1
     }
 }
