@@ -31,7 +31,7 @@ final class Supervisor {
     private(set) var localDevices: Bool
     private var linger: Int64
     private let wakeup: SensorWakeup
-    private(set) var capture: SensorCapture?
+    private(set) var capture: (any RunningCapture)?
     /// What the current capture's source can do, from its `.opened` (none before).
     private(set) var abilities = SourceAbilities()
     private(set) var demanded = false
@@ -136,7 +136,7 @@ final class Supervisor {
     func open() {
         logger.debug("opening sensors (\(sourceName))")
         let wakeup = self.wakeup
-        let capture = SensorCapture(open: factory, wake: { wakeup.signal() })
+        let capture: any RunningCapture = SensorCapture(open: factory, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()
@@ -227,7 +227,7 @@ final class Supervisor {
         if let takeTimer { loop.cancel(takeTimer); self.takeTimer = nil }
     }
 
-    private func handle(_ events: [SensorCapture.Event], dropped: Int, from capture: SensorCapture) {
+    private func handle(_ events: [CaptureEvent], dropped: Int, from capture: any RunningCapture) {
         if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.

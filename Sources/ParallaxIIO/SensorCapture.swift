@@ -11,24 +11,8 @@ import SystemPackage
 /// `events()` after the `wake` callback (an eventfd write) tells it something is waiting. The one
 /// exception is a `QueuedSampleSource`, whose queued samples the loop may take itself without
 /// waiting (`takeQueuedEvents`), under a lock the loop only ever tries (SamplePacing.swift).
-public final class SensorCapture: Sendable {
-    public enum Event: Sendable, Equatable {
-        /// What the source opened and what it can do, fixed for this capture's life.
-        case opened([SensorDescription], SourceAbilities = SourceAbilities())
-        case sample(Sample)
-        /// The driver failed to open or was lost; the capture thread has ended.
-        case failed(SensorError)
-        /// The stream ended normally (a replay without looping); the capture thread has ended.
-        case ended
-        /// The source runs at its rest pace for the loop's order `order` (`RestOrder.serial`,
-        /// SensorCapture+Rest.swift).
-        case resting(RestPace, order: UInt64)
-        /// The source is back at its full rate: `moved`, the device moved; else the loop withdrew
-        /// the order. `order`: the last order the capture thread rested for.
-        case awake(moved: Bool, order: UInt64)
-
-        var isSample: Bool { if case .sample = self { true } else { false } }
-    }
+public final class SensorCapture: RunningCapture, Sendable {
+    public typealias Event = CaptureEvent
 
     /// Samples kept while the loop is busy; beyond it the oldest are dropped (the engine only
     /// needs recent motion, and an unbounded queue would grow without limit behind a stalled loop).
@@ -247,21 +231,6 @@ public final class SensorCapture: Sendable {
         case reading
         case ended
         case failed(SensorError)
-    }
-}
-
-/// What an opened source can do, told to the loop with `.opened`: fixed for the capture's life,
-/// so the loop keeps its own copy and asks no lock.
-public struct SourceAbilities: Sendable, Equatable {
-    /// The loop may take what the source queued (`SensorCapture.takeQueuedEvents`): a
-    /// `QueuedSampleSource` whose takes never block.
-    public var takesQueued: Bool
-    /// It can slow down while the device lies still (`RestingSource`).
-    public var rests: Bool
-
-    public init(takesQueued: Bool = false, rests: Bool = false) {
-        self.takesQueued = takesQueued
-        self.rests = rests
     }
 }
 
