@@ -29,6 +29,8 @@ final class Supervisor {
     private var sourceName: String
     /// The source is this machine's IIO devices: their arrival can be awaited (Supervisor+Arrivals.swift).
     private(set) var localDevices: Bool
+    /// The source is read on the loop itself (`LoopCapture`), not on a capture thread.
+    private var readsOnLoop: Bool
     private var linger: Int64
     private let wakeup: SensorWakeup
     private(set) var capture: (any RunningCapture)?
@@ -66,8 +68,10 @@ final class Supervisor {
     ///   - linger: seconds the sensors stay open after demand ends.
     ///   - rest: whether and how the sensors slow down while the device lies still.
     init(loop: EventLoop, wakeup: SensorWakeup, events: any SensorEvents, logger: Logger, source: String,
-         localDevices: Bool = false, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
+         localDevices: Bool = false, readsOnLoop: Bool = false,
+         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
          rest: RestSettings = RestSettings()) {
+        self.readsOnLoop = readsOnLoop
         self.restSettings = rest
         self.loop = loop
         self.wakeup = wakeup
@@ -84,7 +88,8 @@ final class Supervisor {
     /// Takes a reloaded config's sensor settings: linger and rest at once; `factory` (the source
     /// and everything it is opened with) from the next open, and now when `reopen` says it
     /// differs from the current one: open sensors close and, if still wanted, open again.
-    func reconfigure(source name: String, localDevices: Bool, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
+    func reconfigure(source name: String, localDevices: Bool, readsOnLoop: Bool = false,
+                     factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
                      reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
         if rest != restSettings {
@@ -93,6 +98,7 @@ final class Supervisor {
         }
         sourceName = name
         self.localDevices = localDevices
+        self.readsOnLoop = readsOnLoop
         self.factory = factory
         defer { updateArrivalWatch() }
         guard reopen else { return }
@@ -136,7 +142,9 @@ final class Supervisor {
     func open() {
         logger.debug("opening sensors (\(sourceName))")
         let wakeup = self.wakeup
-        let capture: any RunningCapture = SensorCapture(open: factory, wake: { wakeup.signal() })
+        let capture: any RunningCapture = readsOnLoop
+            ? LoopCapture(loop: loop, open: factory, wake: { wakeup.signal() })
+            : SensorCapture(open: factory, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()

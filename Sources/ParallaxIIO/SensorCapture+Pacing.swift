@@ -19,10 +19,7 @@ extension SensorCapture {
             var (events, dropped) = events()
             var newest: Int64 = 0
             do throws(SensorError) {
-                while let sample = try source.takeQueued() {
-                    events.append(.sample(sample))
-                    newest = source.lastSampleArrival
-                }
+                newest = try source.takeAll(into: &events)
             } catch {
                 // The capture thread reports it (and ends), as if it had met it itself.
                 s = .failed(error)

@@ -19,12 +19,7 @@ extension SensorCapture {
 
     /// Wakes the loop for what is queued, if nothing has woken it since it last drained.
     private func nudgeLoop() {
-        let mustWake = shared.withLock { s -> Bool in
-            guard !s.wakePending else { return false }
-            s.wakePending = true
-            return true
-        }
-        if mustWake { wake() }
+        if shared.withLock({ $0.nudge() }) { wake() }
     }
 
     /// The capture thread at rest: slow the source down, then wait for its samples (on its

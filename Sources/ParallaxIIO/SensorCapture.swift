@@ -14,23 +14,11 @@ import SystemPackage
 public final class SensorCapture: RunningCapture, Sendable {
     public typealias Event = CaptureEvent
 
-    /// Samples kept while the loop is busy; beyond it the oldest are dropped (the engine only
-    /// needs recent motion, and an unbounded queue would grow without limit behind a stalled loop).
-    /// Other events are never dropped: each answers something the loop did (an open, a rest
-    /// order), so there are only ever a few.
-    public static let queueLimit = 4096
-
-    struct Shared {
-        var events: [Event] = []
-        /// How many of `events` are samples.
-        var samples = 0
-        var dropped = 0
-        /// The loop has been woken and has not drained yet: no second wake is needed.
-        var wakePending = false
-    }
+    /// Samples kept while the loop is busy (`CaptureQueue.limit`).
+    public static let queueLimit = CaptureQueue.limit
 
     /// What the capture thread hands to the loop: events, woken once per batch.
-    let shared = Mutex(Shared())
+    let shared = Mutex(CaptureQueue())
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
     let slot = Mutex(QueuedSlot.empty)
@@ -104,10 +92,7 @@ public final class SensorCapture: RunningCapture, Sendable {
 
     /// Takes every queued event (oldest first) and the count of samples dropped since last time.
     public func events() -> (events: [Event], dropped: Int) {
-        shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true); s.samples = 0; s.dropped = 0; s.wakePending = false }
-            return (s.events, s.dropped)
-        }
+        shared.withLock { $0.drain() }
     }
 
     /// Who may read the opened source, decided under the slot's lock: one state, so that the loop
@@ -139,22 +124,7 @@ public final class SensorCapture: RunningCapture, Sendable {
     }
 
     func post(_ event: Event, wakingLoop: Bool = true) {
-        let mustWake = shared.withLock { s -> Bool in
-            if case .sample = event {
-                if s.samples >= Self.queueLimit, let oldest = s.events.firstIndex(where: \.isSample) {
-                    s.events.remove(at: oldest)
-                    s.dropped += 1
-                } else {
-                    s.samples += 1
-                }
-            }
-            s.events.append(event)
-            // One wake per batch: the loop drains everything it finds.
-            guard wakingLoop, !s.wakePending else { return false }
-            s.wakePending = true
-            return true
-        }
-        if mustWake { wake() }
+        if shared.withLock({ $0.append(event, wakingLoop: wakingLoop) }) { wake() }
     }
 
 
