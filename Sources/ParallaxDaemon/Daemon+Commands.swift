@@ -103,7 +103,7 @@ extension Daemon: CommandEffects {
             reduceMotion: reduceMotion,
             calibrated: calibration != nil,
             uptime: Double(now - startTime) / 1e9,
-            frame: supervisor.frameReport(),
+            frame: frameMonitor.report(),
             resting: supervisor.isResting,
             open: supervisor.capture != nil)
     }

@@ -6,6 +6,7 @@ import ParallaxProtocol
 /// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
 extension Daemon: SensorEvents, HubOutput {
     func sensorsOpened() {
+        frameMonitor.opened(supervisor.sensors)
         engine.reset()
         // A different set of sensors may have brought or taken the gyroscope: the heading
         // subscribers hear it (a state line only they get; the others' lines do not change).
@@ -52,7 +53,7 @@ extension Daemon: SensorEvents, HubOutput {
         // A calibration in progress sees every sample as the sensor gave it (CalibrationRun.swift).
         if calibrationRun != nil { calibrationSample(sample) }
         guard !reduceMotion else { return }
-        let sample = supervisor.checkFrame(calibration?.corrected(sample) ?? sample)  // Supervisor+Frame.swift
+        let sample = frameMonitor.checked(calibration?.corrected(sample) ?? sample)  // FrameMonitor.swift
         guard let frame = engine.update(sample) else {
             if engine.isPublishing {
                 hub.freshen(t: sample.t, offset: engine.current, velocity: engine.velocity, heading: engine.heading)

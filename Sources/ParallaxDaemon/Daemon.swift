@@ -34,8 +34,10 @@ public final class Daemon {
     private(set) lazy var supervisor = Supervisor(
         loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),
         source: config.source.description, localDevices: config.source.readsLocalDevices,
-        factory: makeFactory(config), linger: config.linger, rest: RestSettings(config))
+        readsOnLoop: config.source.readsOnLoop, factory: makeFactory(config), linger: config.linger, rest: RestSettings(config))
     let sensorWakeup: SensorWakeup
+    /// The open sensors' fusion frame: the online check and its report (FrameMonitor.swift).
+    let frameMonitor = FrameMonitor(logger: Logger(label: "parallaxd.sensors"))
     /// The bound socket and the spare descriptor taken before it, for `server`.
     private let listener: Listener
     private let reserve: DescriptorReserve
@@ -207,7 +209,7 @@ public final class Daemon {
             logger.notice("[Sensor] settings changed: reopening the sensors")
         }
         supervisor.reconfigure(source: new.source.description, localDevices: new.source.readsLocalDevices,
-                               factory: makeFactory(new),
+                               readsOnLoop: new.source.readsOnLoop, factory: makeFactory(new),
                                reopen: opening != SensorOpening(config), linger: new.linger, rest: RestSettings(new))
         let reduceChanged = new.reduceMotion != config.reduceMotion
         config = new

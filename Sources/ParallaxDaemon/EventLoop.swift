@@ -113,7 +113,9 @@ final class EventLoop {
     }
 
     private func rearm() {
-        let deadline = timers.first?.deadline ?? 0
+        // 0 disarms the timerfd (and is `armedDeadline`'s "none"): a timer due at 0 or before,
+        // meaning "at once", is armed at 1 ns, long past.
+        let deadline = timers.first.map { max($0.deadline, 1) } ?? 0
         guard deadline != armedDeadline else { return }
         armedDeadline = deadline
         _ = plx_timerfd_arm_at(timerFD.rawValue, deadline)

@@ -29,9 +29,13 @@ final class Supervisor {
     private var sourceName: String
     /// The source is this machine's IIO devices: their arrival can be awaited (Supervisor+Arrivals.swift).
     private(set) var localDevices: Bool
+    /// The source is read on the loop itself (`LoopCapture`), not on a capture thread.
+    private var readsOnLoop: Bool
     private var linger: Int64
     private let wakeup: SensorWakeup
-    private(set) var capture: SensorCapture?
+    private(set) var capture: (any RunningCapture)?
+    /// What the current capture's source can do, from its `.opened` (none before).
+    private(set) var abilities = SourceAbilities()
     private(set) var demanded = false
     private var lingerTimer: EventLoop.TimerID?
     var retryTimer: EventLoop.TimerID?
@@ -45,18 +49,11 @@ final class Supervisor {
     private(set) var sampleTimes = RateMeter()
     /// Resting (Supervisor+Rest.swift): whether and how the sensors slow down while the device
     /// lies still, the stillness of the raw samples, the newest sample's time, and where the
-    /// capture is (running, ordered to rest, resting).
+    /// capture is (`RestCycle`: running, ordered to rest, resting).
     var restSettings: RestSettings
     var stillness = Stillness()
     var newestSample: Int64 = 0
-    var rest = RestState.running
-    var restOrders: UInt64 = 0
-    /// No rest before this (monotonic ns): set when a rest is withdrawn.
-    var restHeldUntil: Int64 = 0
-
-    /// The online check of the open sensors' frame (FrameCheck.swift, Supervisor+Frame.swift);
-    /// kept while the same sensors reopen, so evidence is not lost between subscribers.
-    var frameCheck = FrameCheck(hasGyroscope: false)
+    var rest = RestCycle()
 
     /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
     var arrivals: ArrivalWatch?
@@ -71,8 +68,10 @@ final class Supervisor {
     ///   - linger: seconds the sensors stay open after demand ends.
     ///   - rest: whether and how the sensors slow down while the device lies still.
     init(loop: EventLoop, wakeup: SensorWakeup, events: any SensorEvents, logger: Logger, source: String,
-         localDevices: Bool = false, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
+         localDevices: Bool = false, readsOnLoop: Bool = false,
+         factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
          rest: RestSettings = RestSettings()) {
+        self.readsOnLoop = readsOnLoop
         self.restSettings = rest
         self.loop = loop
         self.wakeup = wakeup
@@ -89,7 +88,8 @@ final class Supervisor {
     /// Takes a reloaded config's sensor settings: linger and rest at once; `factory` (the source
     /// and everything it is opened with) from the next open, and now when `reopen` says it
     /// differs from the current one: open sensors close and, if still wanted, open again.
-    func reconfigure(source name: String, localDevices: Bool, factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
+    func reconfigure(source name: String, localDevices: Bool, readsOnLoop: Bool = false,
+                     factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
                      reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
         if rest != restSettings {
@@ -98,6 +98,7 @@ final class Supervisor {
         }
         sourceName = name
         self.localDevices = localDevices
+        self.readsOnLoop = readsOnLoop
         self.factory = factory
         defer { updateArrivalWatch() }
         guard reopen else { return }
@@ -141,7 +142,9 @@ final class Supervisor {
     func open() {
         logger.debug("opening sensors (\(sourceName))")
         let wakeup = self.wakeup
-        let capture = SensorCapture(open: factory, wake: { wakeup.signal() })
+        let capture: any RunningCapture = readsOnLoop
+            ? LoopCapture(loop: loop, open: factory, wake: { wakeup.signal() })
+            : SensorCapture(open: factory, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()
@@ -155,8 +158,9 @@ final class Supervisor {
     func closeCapture(wait: Bool = false) {
         guard let capture else { return }
         self.capture = nil
+        abilities = SourceAbilities()
         cancelTake()
-        rest = .running
+        rest.reset()
         if wait { capture.stopAndWait() } else { capture.stop() }
         sampleTimes = RateMeter()
         events.sensorsClosed()
@@ -211,10 +215,10 @@ final class Supervisor {
     /// the loop with the first sample at or after the need (sources that keep nothing, a need
     /// that is now, or a capture thread busy reading).
     func planNextBatch() {
-        guard let capture, rest == .running else { return }
+        guard let capture, rest.phase == .running else { return }
         cancelTake()
         let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
-                                         canTakeQueued: capture.canTakeQueued,
+                                         canTakeQueued: abilities.takesQueued,
                                          forecast: { capture.expectedArrival(ofSampleAt: $0) })
         switch plan {
         case .loopTakes(let at, let need):
@@ -231,20 +235,20 @@ final class Supervisor {
         if let takeTimer { loop.cancel(takeTimer); self.takeTimer = nil }
     }
 
-    private func handle(_ events: [SensorCapture.Event], dropped: Int, from capture: SensorCapture) {
+    private func handle(_ events: [CaptureEvent], dropped: Int, from capture: any RunningCapture) {
         if dropped > 0 { logger.warning("the event loop fell behind: \(dropped) samples dropped") }
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.
             guard self.capture === capture else { return }
             defer { if case .sample = event {} else { noteOutcome() } }
             switch event {
-            case .opened(let sensors):
-                if sensors != self.sensors { frameCheck = FrameCheck(hasGyroscope: sensors.contains { $0.kind == .gyroscope }) }
+            case .opened(let sensors, let abilities):
+                self.abilities = abilities
                 // A device that passes on only steps of its quantum (an evdev fuzz) is still within it.
                 stillness = Stillness(settings: Stillness.Settings().coarsened(
                     accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
                     gyroscopeQuantum: sensors.filter { $0.kind == .gyroscope }.map(\.quantum).max() ?? 0))
-                rest = .running
+                rest.reset()
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
@@ -266,14 +270,16 @@ final class Supervisor {
                 restEnded(moved: moved, order: order)
             case .failed(let error):
                 self.capture = nil
+                abilities = SourceAbilities()
                 cancelTake()
-                rest = .running
+                rest.reset()
                 self.events.sensorsClosed()
                 fail(error)
             case .ended:
                 self.capture = nil
+                abilities = SourceAbilities()
                 cancelTake()
-                rest = .running
+                rest.reset()
                 self.events.sensorsClosed()
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
@@ -295,7 +301,7 @@ final class Supervisor {
             self.retryTimer = nil
             // Devices that appeared are opened by the arrival watch once udev is done with them;
             // a retry now would meet their nodes before udev's rules (EACCES).
-            guard self.demanded && self.capture == nil, self.arrivals?.appeared.isEmpty ?? true else { return }
+            guard self.demanded && self.capture == nil, !(self.arrivals?.isAwaitingDevices ?? false) else { return }
             self.open()
         }
         updateArrivalWatch()

@@ -135,3 +135,8 @@ extension ReplayDriver: QueuedSampleSource {
         return take(sample, due: due)
     }
 }
+
+extension ReplayDriver: PollableSource {
+    /// The next row's due time: a recording's rows are readable at their time, never before.
+    public var nextReadable: Int64 { (try? peek())?.1 ?? .max }
+}

@@ -29,6 +29,17 @@ public protocol QueuedSampleSource: AnyObject {
 
 extension QueuedSampleSource {
     public var takesWithoutBlocking: Bool { true }
+
+    /// Appends every sample readable now to `events`, in order; returns when the last one taken
+    /// was taken (`lastSampleArrival`), 0 if none. The loop's take, whoever runs the capture.
+    public func takeAll(into events: inout [CaptureEvent]) throws(SensorError) -> Int64 {
+        var newest: Int64 = 0
+        while let sample = try takeQueued() {
+            events.append(.sample(sample))
+            newest = lastSampleArrival
+        }
+        return newest
+    }
 }
 
 /// When the event loop next needs a fresh sample, as the capture thread plans its sleep.
@@ -51,4 +62,12 @@ public struct SampleNeed: Sendable, Equatable {
 
     /// Every sample wakes the loop.
     public static let everySample = SampleNeed(need: 0)
+}
+
+/// A source the event loop may read itself, with no thread (docs/capture-loop-plan.md): every
+/// take is non-blocking, and it says when its next sample becomes readable, so the loop arms a
+/// timer for it instead of a thread waiting. A replay today.
+public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource {
+    /// When (monotonic ns) the next sample becomes readable; `.max` when none will.
+    var nextReadable: Int64 { get }
 }

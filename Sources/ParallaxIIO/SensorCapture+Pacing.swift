@@ -5,9 +5,6 @@ import ParallaxMotion
 /// queued source, the forecast it plans with, its word on when it needs samples, and the capture
 /// thread's copy of that word and its paced sleep.
 extension SensorCapture {
-    /// Whether the loop may take samples itself (`takeQueuedEvents`): the source keeps them.
-    public var canTakeQueued: Bool { hasQueuedSource.load(ordering: .acquiring) }
-
     /// Takes every queued event and then, on the calling thread, every sample the source holds
     /// now, in order; `newestArrival` is when the last sample taken from the source was taken
     /// (0 if none). nil when there is no queued source or the capture thread is reading it (it
@@ -22,10 +19,7 @@ extension SensorCapture {
             var (events, dropped) = events()
             var newest: Int64 = 0
             do throws(SensorError) {
-                while let sample = try source.takeQueued() {
-                    events.append(.sample(sample))
-                    newest = source.lastSampleArrival
-                }
+                newest = try source.takeAll(into: &events)
             } catch {
                 // The capture thread reports it (and ends), as if it had met it itself.
                 s = .failed(error)
@@ -55,11 +49,13 @@ extension SensorCapture {
     /// does not grow. With a `QueuedSampleSource` the capture thread itself also sleeps until
     /// then instead of waking per sample.
     public func wakeForSamples(_ need: SampleNeed) {
-        requested.withLock { $0 = need }
-        requestGeneration.add(1, ordering: .sequentiallyConsistent)
-        // Wake a paced sleep only if it would oversleep the new need.
-        let sleeping = sleepingFor.load(ordering: .sequentiallyConsistent)
-        if sleeping != 0 && need.need < sleeping { signalCaptureThread() }
+        let oversleeps = word.withLock { w -> Bool in
+            w.need = need
+            w.generation &+= 1
+            // Wake a paced sleep only if it would oversleep the new need.
+            return w.sleepingFor != 0 && need.need < w.sleepingFor
+        }
+        if oversleeps { signalCaptureThread() }
     }
 
     /// The capture thread's copy of the loop's need, advanced on its own between the loop's updates.
@@ -70,11 +66,12 @@ extension SensorCapture {
 
         /// Takes the loop's latest word if it has spoken since.
         mutating func refresh(_ capture: SensorCapture) {
-            let g = capture.requestGeneration.load(ordering: .sequentiallyConsistent)
-            guard g != generation else { return }
-            generation = g
-            need = capture.requested.withLock { $0 }
-            rest = capture.restOrder.withLock { $0 }
+            capture.word.withLock { w in
+                guard w.generation != generation else { return }
+                generation = w.generation
+                need = w.need
+                rest = w.rest
+            }
         }
 
         /// A sample taken at `arrival` is queued; whether it must wake the loop (SamplePacer.swift).
@@ -90,12 +87,17 @@ extension SensorCapture {
         guard let target = SamplePacer.sleepTarget(
             now: MonotonicClock.now(), need: need, queueSpan: source.queueSpan,
             forecast: { time in slot.withLock { _ in source.expectedArrival(ofSampleAt: time) } }) else { return false }
-        sleepingFor.store(need, ordering: .sequentiallyConsistent)
-        // The loop may have spoken between the plan's refresh and the store above: re-check.
-        if requestGeneration.load(ordering: .sequentiallyConsistent) == plan.generation && !stopping.load(ordering: .acquiring) {
-            if plx_wait_readable_until(wakeFD.rawValue, target) > 0 { _ = plx_eventfd_drain(wakeFD.rawValue) }
+        // Noted under the word's lock, with a check that the loop has not spoken since the plan's
+        // refresh: a need the loop gives after this sees the sleep and wakes it if sooner.
+        let sleeps = word.withLock { w -> Bool in
+            guard w.generation == plan.generation, !w.stopping else { return false }
+            w.sleepingFor = need
+            return true
         }
-        sleepingFor.store(0, ordering: .sequentiallyConsistent)
+        if sleeps {
+            if plx_wait_readable_until(wakeFD.rawValue, target) > 0 { _ = plx_eventfd_drain(wakeFD.rawValue) }
+            word.withLock { $0.sleepingFor = 0 }
+        }
         return true
     }
 }

@@ -11,54 +11,19 @@ import SystemPackage
 /// `events()` after the `wake` callback (an eventfd write) tells it something is waiting. The one
 /// exception is a `QueuedSampleSource`, whose queued samples the loop may take itself without
 /// waiting (`takeQueuedEvents`), under a lock the loop only ever tries (SamplePacing.swift).
-public final class SensorCapture: Sendable {
-    public enum Event: Sendable, Equatable {
-        case opened([SensorDescription])
-        case sample(Sample)
-        /// The driver failed to open or was lost; the capture thread has ended.
-        case failed(SensorError)
-        /// The stream ended normally (a replay without looping); the capture thread has ended.
-        case ended
-        /// The source runs at its rest pace for the loop's order `order` (`RestOrder.serial`,
-        /// SensorCapture+Rest.swift).
-        case resting(RestPace, order: UInt64)
-        /// The source is back at its full rate: `moved`, the device moved; else the loop withdrew
-        /// the order. `order`: the last order the capture thread rested for.
-        case awake(moved: Bool, order: UInt64)
+public final class SensorCapture: RunningCapture, Sendable {
+    public typealias Event = CaptureEvent
 
-        var isSample: Bool { if case .sample = self { true } else { false } }
-    }
+    /// Samples kept while the loop is busy (`CaptureQueue.limit`).
+    public static let queueLimit = CaptureQueue.limit
 
-    /// Samples kept while the loop is busy; beyond it the oldest are dropped (the engine only
-    /// needs recent motion, and an unbounded queue would grow without limit behind a stalled loop).
-    /// Other events are never dropped: each answers something the loop did (an open, a rest
-    /// order), so there are only ever a few.
-    public static let queueLimit = 4096
-
-    struct Shared {
-        var events: [Event] = []
-        /// How many of `events` are samples.
-        var samples = 0
-        var dropped = 0
-        /// The loop has been woken and has not drained yet: no second wake is needed.
-        var wakePending = false
-    }
-
-    let shared = Mutex(Shared())
+    /// What the capture thread hands to the loop: events, woken once per batch.
+    let shared = Mutex(CaptureQueue())
     /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
     /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
     let slot = Mutex(QueuedSlot.empty)
-    let hasQueuedSource = Atomic<Bool>(false)
-    let hasRestingSource = Atomic<Bool>(false)
-    let stopping = Atomic<Bool>(false)
-    /// The loop's latest word on when it needs samples and whether the device rests, and a
-    /// count of its updates.
-    let requested = Mutex(SampleNeed.everySample)
-    let restOrder = Mutex<RestOrder?>(nil)
-    let requestGeneration = Atomic<UInt64>(0)
-    /// The need the capture thread is sleeping towards (0: not sleeping), so that the loop wakes
-    /// it only when it needs samples sooner.
-    let sleepingFor = Atomic<Int64>(0)
+    /// What the loop tells the capture thread: its need, its rest order, stop (`LoopWord`).
+    let word = Mutex(LoopWord())
     /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
     let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
@@ -109,7 +74,7 @@ public final class SensorCapture: Sendable {
     /// backend) finishes on its own thread, which then closes the driver and ends. Whatever it
     /// still queues is never read.
     public func stop() {
-        stopping.store(true, ordering: .releasing)
+        word.withLock { $0.stop() }
         signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_detach(tid)
@@ -118,7 +83,7 @@ public final class SensorCapture: Sendable {
 
     /// Stops and waits until the driver is closed (at shutdown, so devices are released before exit).
     public func stopAndWait() {
-        stopping.store(true, ordering: .releasing)
+        word.withLock { $0.stop() }
         signalCaptureThread()
         if let tid = thread.withLock({ t -> pthread_t? in defer { t = nil }; return t }) {
             pthread_join(tid, nil)
@@ -127,10 +92,7 @@ public final class SensorCapture: Sendable {
 
     /// Takes every queued event (oldest first) and the count of samples dropped since last time.
     public func events() -> (events: [Event], dropped: Int) {
-        shared.withLock { s in
-            defer { s.events.removeAll(keepingCapacity: true); s.samples = 0; s.dropped = 0; s.wakePending = false }
-            return (s.events, s.dropped)
-        }
+        shared.withLock { $0.drain() }
     }
 
     /// Who may read the opened source, decided under the slot's lock: one state, so that the loop
@@ -162,22 +124,7 @@ public final class SensorCapture: Sendable {
     }
 
     func post(_ event: Event, wakingLoop: Bool = true) {
-        let mustWake = shared.withLock { s -> Bool in
-            if case .sample = event {
-                if s.samples >= Self.queueLimit, let oldest = s.events.firstIndex(where: \.isSample) {
-                    s.events.remove(at: oldest)
-                    s.dropped += 1
-                } else {
-                    s.samples += 1
-                }
-            }
-            s.events.append(event)
-            // One wake per batch: the loop drains everything it finds.
-            guard wakingLoop, !s.wakePending else { return false }
-            s.wakePending = true
-            return true
-        }
-        if mustWake { wake() }
+        if shared.withLock({ $0.append(event, wakingLoop: wakingLoop) }) { wake() }
     }
 
 
@@ -186,7 +133,7 @@ public final class SensorCapture: Sendable {
 
     private func run() {
         _ = plx_set_thread_name(Self.threadName)
-        let shouldStop = { self.stopping.load(ordering: .acquiring) }
+        let shouldStop = { self.isStopping }
         let driver: any SensorDriver
         do {
             driver = try open()
@@ -199,15 +146,9 @@ public final class SensorCapture: Sendable {
         // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
         // the slot is emptied before the driver closes (defers run last first).
         slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }
-        hasQueuedSource.store(queued != nil, ordering: .releasing)
+        defer { slot.withLock { $0 = .empty } }
         let resting = driver as? any RestingSource
-        hasRestingSource.store(resting != nil, ordering: .releasing)
-        defer {
-            hasQueuedSource.store(false, ordering: .releasing)
-            hasRestingSource.store(false, ordering: .releasing)
-            slot.withLock { $0 = .empty }
-        }
-        post(.opened(driver.sensors))
+        post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil)))
         var plan = Plan()
         while !shouldStop() {
             plan.refresh(self)
@@ -252,10 +193,35 @@ public final class SensorCapture: Sendable {
         }
     }
 
+    /// The loop has asked the capture to stop.
+    var isStopping: Bool { word.withLock { $0.stopping } }
+
     /// What one read on the capture thread came to.
     enum Outcome {
         case reading
         case ended
         case failed(SensorError)
+    }
+}
+
+/// Everything the loop tells the capture thread, as one value under one lock: each change is
+/// counted (`generation`), so the capture thread's copy (`SensorCapture.Plan`) refreshes only
+/// when the loop has spoken; and the capture thread's paced sleep is noted here
+/// (`sleepingFor`), so that deciding to sleep and the loop's deciding to wake it cannot cross.
+struct LoopWord {
+    /// When the loop next needs samples (SamplePacing.swift).
+    var need = SampleNeed.everySample
+    /// The order to rest, nil: full rate (RestCycle.swift).
+    var rest: RestOrder?
+    var stopping = false
+    /// Counts the loop's changes.
+    var generation: UInt64 = 0
+    /// The need the capture thread sleeps towards (0: not sleeping): the loop wakes it only
+    /// when it needs samples sooner.
+    var sleepingFor: Int64 = 0
+
+    mutating func stop() {
+        stopping = true
+        generation &+= 1
     }
 }

@@ -35,6 +35,12 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Read on the event loop itself, without a capture thread (`PollableSource`): a replay,
+    /// whose open reads a file's first rows and whose takes never wait.
+    public var readsOnLoop: Bool {
+        if case .replay = self { true } else { false }
+    }
+
     public var description: String {
         switch self {
         case .auto: "auto"

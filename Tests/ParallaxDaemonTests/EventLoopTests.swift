@@ -26,6 +26,20 @@ import Testing
         #expect(plx_monotonic_ns() - start >= 4_000_000)
     }
 
+    @Test func aTimerDueAtZeroFiresAtOnce() throws {
+        // "At once" written as 0 (or a negative time): it must not disarm the timerfd and leave
+        // the timers after it unarmed.
+        let loop = try EventLoop()
+        var fired: [String] = []
+        loop.schedule(at: 0) { fired.append("zero") }
+        loop.schedule(at: -5) { fired.append("negative") }
+        loop.schedule(at: plx_monotonic_ns() + 1_000_000) { loop.stop() }
+        let guardTimer = loop.schedule(at: plx_monotonic_ns() + Self.guardTimeout) { fired.append("guard"); loop.stop() }
+        loop.run()
+        loop.cancel(guardTimer)
+        #expect(fired == ["negative", "zero"])
+    }
+
     @Test func watchedDescriptorsDispatchUntilUnwatched() throws {
         let loop = try EventLoop()
         let (reader, writer) = ClientConnectionTests.socketPair()

@@ -160,8 +160,12 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
         #expect(capture.start())
         defer { capture.stopAndWait() }
         _ = try #require(wakes.next(within: 5))
-        _ = capture.events()
-        #expect(capture.canTakeQueued)
+        // The loop learns with `.opened` that it may take from this source (and rest it).
+        guard case .opened(_, let abilities) = capture.events().events.first else {
+            Issue.record("the capture's first event is not .opened")
+            return
+        }
+        #expect(abilities == SourceAbilities(takesQueued: true, rests: true))
         #expect(wakes.next(within: 0.1) == nil, "the capture thread woke the loop though it takes samples itself")
 
         let taken = try #require(capture.takeQueuedEvents(), "the capture thread held the source while asleep")

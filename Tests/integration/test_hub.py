@@ -91,11 +91,13 @@ PER_FRAME_WAKEUPS = 100
 def test_one_wakeup_per_frame_not_per_sample(workdir, start_daemon, MOTION):
     # The recording is 200 Hz; 4 subscribers at 60 Hz share one grid of due times. The loop takes
     # the samples the recording queued at the forecast time of each frame's fresh sample, so the
-    # daemon wakes once per frame and the capture thread hardly at all (SamplePacing.swift).
+    # daemon wakes once per frame (SamplePacing.swift). A recording is read on the loop itself
+    # (LoopCapture.swift): there is no capture thread to wake at all.
     daemon = start_daemon(source=MOTION, config=config(workdir, '[Motion]\nMinimumChange=0\n'))
-    rates = sleeps_under_typical_load(daemon, ('*', 'plx-capture'))
+    rates = sleeps_under_typical_load(daemon, ('*',))
     assert rates['*'] < PER_FRAME_WAKEUPS, 'the daemon woke %.0f times a second' % rates['*']
-    assert rates['plx-capture'] < 10, 'the capture thread woke %.0f times a second' % rates['plx-capture']
+    assert context_switches(daemon.pid, 'plx-capture') is None, 'a replay has a capture thread'
+    print('wake-ups a second, all threads: %.0f' % rates['*'])
 
 
 def test_a_device_at_rest_costs_no_more_wakeups_than_one_in_motion(workdir, start_daemon):

@@ -1,0 +1,60 @@
+import ParallaxMotion
+
+/// A running capture as the event loop drives it: all the supervisor asks of it, whoever reads
+/// the source. Today that is always a capture thread (`SensorCapture`); a source the loop can
+/// read itself gets its own conformance (docs/capture-loop-plan.md, step 5), and the supervisor
+/// does not change.
+public protocol RunningCapture: AnyObject {
+    /// Starts reading; false if it cannot (no thread to be had).
+    func start() -> Bool
+    /// Stops without waiting: whatever it still queues is never read.
+    func stop()
+    /// Stops and waits until the source is closed (at shutdown, so devices are released before exit).
+    func stopAndWait()
+    /// Every queued event (oldest first) and the count of samples dropped since last time.
+    func events() -> (events: [CaptureEvent], dropped: Int)
+    /// The queued events and every sample the source holds now, taken without waiting;
+    /// `newestArrival` is when the last sample taken from the source was taken (0 if none). nil
+    /// when the loop cannot take from the source now (SamplePacer.swift).
+    func takeQueuedEvents() -> (events: [CaptureEvent], dropped: Int, newestArrival: Int64)?
+    /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
+    func expectedArrival(ofSampleAt time: Int64) -> Int64?
+    /// When the loop next needs samples: those before are queued without waking it.
+    func wakeForSamples(_ need: SampleNeed)
+    /// Runs the source at rest (`order`), or back at its full rate (nil) (RestCycle.swift).
+    func rest(_ order: RestOrder?)
+}
+
+/// What a capture tells the loop, in order.
+public enum CaptureEvent: Sendable, Equatable {
+    /// What the source opened and what it can do, fixed for this capture's life.
+    case opened([SensorDescription], SourceAbilities = SourceAbilities())
+    case sample(Sample)
+    /// The driver failed to open or was lost; the capture has ended.
+    case failed(SensorError)
+    /// The stream ended normally (a replay without looping); the capture has ended.
+    case ended
+    /// The source runs at its rest pace for the loop's order `order` (`RestOrder.serial`,
+    /// SensorCapture+Rest.swift).
+    case resting(RestPace, order: UInt64)
+    /// The source is back at its full rate: `moved`, the device moved; else the loop withdrew
+    /// the order. `order`: the last order the capture thread rested for.
+    case awake(moved: Bool, order: UInt64)
+
+    var isSample: Bool { if case .sample = self { true } else { false } }
+}
+
+/// What an opened source can do, told to the loop with `.opened`: fixed for the capture's life,
+/// so the loop keeps its own copy and asks no lock.
+public struct SourceAbilities: Sendable, Equatable {
+    /// The loop may take what the source queued (`SensorCapture.takeQueuedEvents`): a
+    /// `QueuedSampleSource` whose takes never block.
+    public var takesQueued: Bool
+    /// It can slow down while the device lies still (`RestingSource`).
+    public var rests: Bool
+
+    public init(takesQueued: Bool = false, rests: Bool = false) {
+        self.takesQueued = takesQueued
+        self.rests = rests
+    }
+}
