@@ -10,7 +10,12 @@
 # systemd as PID 1 and the same packages installed.
 #
 # The whole command, last measured in a fresh clone under /root as root, with two CPU-burning
-# processes beside it on the 2 cores (2026-11-26, 7f6a8e5): 57 min 12 s. Builds, unit tests and
+# processes beside it on the 2 cores (2026-11-26, 2392e42): 66 min 40 s, all passed. Builds, unit
+# tests and fuzzing ≈ 12.5 min, oracles 80 s, integration 9.3 min, libparallax 51 s, Python 29 s,
+# wallpaper 122 s, GNOME (21 tests) 162 s, Debian packages 4.5 min, the lab 36.4 min (booted 6.1
+# ≈ 15 min of it, its udev-started and socket-activated first-frame paths 4 and 2.4 min under the
+# burners; booted 6.12 with three devices ≈ 5.5 min). CI ran the 7f6a8e5 suite in 40 min (2415 s).
+# Earlier (7f6a8e5): 57 min 12 s. Builds, unit tests and
 # fuzzing ≈ 9.3 min, oracles 90 s, integration 9.2 min, libparallax 51 s, Python 26 s, wallpaper
 # (sway, phoc, KWin, weston) 116 s, GNOME 97 s, Debian packages 4.5 min, the lab 27.9 min
 # (preparing .build-lab/ from nothing 158 s; Debian 12's kernel, then 6.12 with the I2C IMUs and
