@@ -50,6 +50,8 @@
 # (test_fractional_scale.py, 2 tests): 21-25 s measured on the 2 shared cores (a KWin starts in
 # 0.3-0.5 s); setup.sh installs kwin-wayland (≈ 180 MiB with its Qt/KDE libraries) and phoc
 # (≈ 43 MiB) once.
+# KWin's lock screen (test_desktops.py, its screen locker and a stand-in logind to unlock) adds
+# ≈ 3 s.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"

@@ -44,7 +44,9 @@ class Kwin(Compositor):
     name = 'kwin'
     SOCKET = 'wayland-1'
 
-    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1):
+    def __init__(self, width=640, height=360, transform=None, scale=None, outputs=1, lock_screen=False):
+        """lock_screen: KWin's screen locker (kscreenlocker) on, with a stand-in logind on a
+        private system bus to end a lock (stand_in_logind.py says why); lock() and unlock()."""
         super().__init__()
         data = os.path.join(self.home, '.local', 'share')
         self._authorise_screenshots(data)
@@ -64,7 +66,12 @@ class Kwin(Compositor):
         self.helpers.append(bus)
         bus.stdout.readline()      # the address: the bus is listening
         argv = [plain_binary(), '--virtual', '--width', str(width), '--height', str(height),
-                '--socket', self.SOCKET, '--no-lockscreen', '--no-global-shortcuts', '--no-kactivities']
+                '--socket', self.SOCKET, '--no-global-shortcuts', '--no-kactivities']
+        self.logind = None
+        if lock_screen:
+            base['DBUS_SYSTEM_BUS_ADDRESS'] = self._start_logind(base)
+        else:
+            argv.append('--no-lockscreen')
         if outputs != 1:
             argv += ['--output-count', str(outputs)]
         if scale is not None:
@@ -79,6 +86,43 @@ class Kwin(Compositor):
                                         cwd=accounts.NEUTRAL_CWD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.helpers.insert(0, self.shooter)
         assert self.shooter.stdout.readline().strip() == 'ready'
+
+    def _start_logind(self, base):
+        """A bus standing in for the system bus, with the stand-in logind on it; its address."""
+        address = 'unix:path=%s/system-bus' % self.runtime
+        bus = subprocess.Popen(as_account(['dbus-daemon', '--session', '--nofork', '--nopidfile',
+                                           '--address=' + address, '--print-address']),
+                               env=base, cwd=accounts.NEUTRAL_CWD, stdout=subprocess.PIPE, text=True)
+        self.helpers.append(bus)
+        bus.stdout.readline()
+        script = accounts.shared_copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'stand_in_logind.py'))
+        self.logind = subprocess.Popen(as_account(['/usr/bin/python3', script, address]), env=base,
+                                       cwd=accounts.NEUTRAL_CWD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.helpers.insert(0, self.logind)
+        line = self.logind.stdout.readline().strip()
+        assert line == 'ready', 'the stand-in logind did not start (%r)' % line
+        return address
+
+    def _screensaver(self, method):
+        result = subprocess.run(as_account(['dbus-send', '--session', '--print-reply', '--dest=org.freedesktop.ScreenSaver',
+                                            '/ScreenSaver', 'org.freedesktop.ScreenSaver.' + method]),
+                                env=self.bus_env, cwd=accounts.NEUTRAL_CWD, capture_output=True, text=True, timeout=20)
+        assert result.returncode == 0, 'ScreenSaver.%s failed: %s' % (method, result.stderr.strip())
+        return result.stdout
+
+    def lock(self):
+        """Locks the session as Plasma's lock shortcut does (KDE's org.freedesktop.ScreenSaver.Lock)."""
+        self._screensaver('Lock')
+
+    def locked(self):
+        """Whether KWin's screen locker says the session is locked."""
+        return 'boolean true' in self._screensaver('GetActive')
+
+    def unlock(self):
+        """Ends the lock as `loginctl unlock-session` does: logind's Unlock signal for the session."""
+        assert self.logind is not None, 'started without lock_screen'
+        self.logind.stdin.write('unlock\n')
+        self.logind.stdin.flush()
 
     def _authorise_screenshots(self, data):
         """KWin lets a D-Bus caller take screenshots when a .desktop file names its executable

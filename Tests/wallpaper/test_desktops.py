@@ -152,6 +152,42 @@ def test_a_fullscreen_window_pauses_the_subscription_and_closing_it_resumes(
     assert consistent(daemon, w)
 
 
+# The lock screen: KWin 5.27 shows only the locker's window while locked (its greeter,
+# kscreenlocker_greet, falls back to its built-in screen here: Plasma's QML is not installed), so
+# the background gets no frame callbacks. Sway 1.7 has no ext-session-lock and swaylock's overlay
+# leaves them running; phoc 0.24 keeps answering covered surfaces; GNOME's is Tests/gnome.
+@pytest.mark.parametrize('compositors', ['kwin'], indirect=True)
+def test_a_locked_session_pauses_the_subscription_and_unlocking_resumes(
+        wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir):
+    daemon = fake_daemon()
+    image(scene_dir, 'back.png', 160, 100, RED)
+    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=40\nFit=none\n')
+    desktop = compositors(width=WIDTH, height=HEIGHT, lock_screen=True)
+    w = wallpapers(desktop, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
+    wait_until(lambda: daemon.subscriptions, 20, 'the subscription')
+    motions(daemon)
+    wait_until(lambda: len(frames(w)) >= 10, 20, 'frames of the moving device')
+    assert not desktop.locked()
+
+    desktop.lock()
+    wait_until(desktop.locked, 20, 'KWin to lock the session')
+    # (KWin takes no screenshot while locked: what the lock screen shows is not for a client.)
+    wait_until(lambda: covered(daemon, w), 20, 'the wallpaper to unsubscribe under the lock screen')
+    assert consistent(daemon, w)
+    drawn = len(frames(w))
+    time.sleep(MEASURE_S)
+    assert len(frames(w)) == drawn and covered(daemon, w), 'frames were drawn while locked'
+
+    desktop.unlock()
+    wait_until(lambda: not desktop.locked(), 20, 'KWin to unlock the session')
+    wait_until(lambda: len(frames(w)) > drawn, 20, 'a frame once unlocked')
+    wait_until(lambda: daemon.subscribed_count() == 1 and resumed(w) == paused(w), 20, 'the subscription again')
+    assert consistent(daemon, w)
+    assert 'lost the connection' not in w.output(), 'it reconnected instead of pausing'
+    after = len(frames(w))
+    wait_until(lambda: len(frames(w)) >= after + 10, 20, 'frames of the moving device after the unlock')
+
+
 def test_the_background_mapped_last_is_on_top(wallpaper_bin, compositors, wallpapers, scene_dir):
     # What docs/wallpaper.md "KDE Plasma and Phosh" rests on: of two backgrounds the one mapped
     # last is on top, even when the other draws again. KWin 5.27 puts layer-shell backgrounds in

@@ -5,8 +5,9 @@ a frame at once and the same subscription again. The real daemon closing its sen
 test_visibility_daemon.py.
 
 Sway 1.7's headless backend cannot switch an output off (`output … dpms off` / `disable` fail
-with "Failed to commit output"), so the output-off and lock-screen cases are covered by the rule's
-unit tests (SurfaceVisibilityTests), not here."""
+with "Failed to commit output") and sway 1.7 has no ext-session-lock: the lock screen is tested on
+KWin (test_desktops.py) and GNOME Shell (Tests/gnome); an output switched off only by the rule's
+unit tests (SurfaceVisibilityTests)."""
 import threading
 import time
 
