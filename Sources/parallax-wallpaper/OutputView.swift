@@ -1,6 +1,7 @@
 // The wallpaper on one output: its surface, its own subscription (with that output's rotation,
-// so offsets come in its axes) and the decision when to draw. Frames are asked for only when the
-// offset to show changed; the surface paces them by frame callbacks.
+// so offsets come in its axes) and the decision when to draw. Frames are asked for when the
+// offset to show changed, and while the device moves at refreshes between daemon frames
+// (MotionFill); the surface paces them by frame callbacks.
 
 import ParallaxClient
 import ParallaxWallpaper
@@ -9,6 +10,8 @@ final class OutputView {
     let surface: WallpaperSurface
     private(set) var subscriber: ParallaxSubscriber?
     private var smoother: OffsetSmoother
+    /// Frames predicted between daemon frames while the device moves (MotionFill).
+    private var fill = MotionFill(rate: 60)
     /// Reduce motion as the app decided it (scene, daemon, desktop).
     private var reduceMotion: () -> Bool
     /// Motion to photon (--stats only): the frames drawn and the daemon frames received.
@@ -31,6 +34,7 @@ final class OutputView {
         if subscriber != nil, self.rotation == rotation, subscribedRate == rate, subscribedHeading == heading { return }
         self.rotation = rotation
         subscribedRate = rate
+        fill = MotionFill(rate: rate)
         subscribedHeading = heading
         do {
             let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation, heading: heading)
@@ -82,6 +86,7 @@ final class OutputView {
         let input = liveOffset
         lastInput = input
         drewOnce = true
+        lastShownAt = shownAt
         if let held = heldInput {
             // The frame from before a pause: its velocity is old, so it is not extrapolated;
             // the picture stays as it was last drawn until a newer frame (or none) comes.
@@ -99,19 +104,25 @@ final class OutputView {
     /// The daemon frame (or the centre) behind the last frame drawn.
     private var lastInput: ParallaxOffset?
     private var drewOnce = false
-    /// The offset of the last frame drawn.
+    /// The offset of the last frame drawn, and when it was to be shown (ns).
     private var lastDrawn = ParallaxOffset.zero
+    private var lastShownAt: Int64?
     /// The daemon frame the subscription held when it paused; nil when not holding one.
     private var heldInput: ParallaxOffset?
 
     /// Called after the subscriber or the reduce-motion state changed, and after each frame: asks
-    /// for a frame only when a new daemon frame (or a change to or from the centre) is not drawn
-    /// yet, or the smoother is still settling. Prediction alone never asks for frames: no more
-    /// frames than offset updates.
+    /// for a frame when a new daemon frame (or a change to or from the centre) is not drawn yet,
+    /// the smoother is still settling, or the device moves and the next refresh may show the
+    /// newest frame's prediction (MotionFill: where the rate asks for every refresh, within a short horizon).
     func update() {
         probe?.received(subscriber?.offset)
         if !drewOnce || liveOffset != lastInput || !smoother.isSettled {
             surface.requestRedraw()
+        } else if heldInput == nil, let lastShownAt {
+            let refresh = surface.refreshPeriod
+            if fill.wantsFrame(newest: liveOffset, shownAt: lastShownAt + refresh, refresh: refresh) {
+                surface.requestRedraw()
+            }
         }
     }
 }

@@ -150,6 +150,9 @@ final class WallpaperSurface {
         resize()
     }
 
+    /// The compositor's refresh period as its frame callbacks show it (ns; 60 Hz until measured).
+    var refreshPeriod: Int64 { schedule.period }
+
     /// Milliseconds until a due frame is to be drawn (rounded up); nil when none waits.
     var drawTimeoutMilliseconds: Int32? {
         guard needsRedraw, let drawAt else { return nil }

@@ -2,7 +2,8 @@
 a still device costs no frames and no wake-ups; a burst of offsets is drawn at most once per
 refresh and ends on the newest; each frame shows the offset predicted (x + vx·Δt) for when it is
 on screen; without a daemon the picture is centred and follows once one appears; when the daemon
-goes the picture returns to the centre and the client does not spin."""
+goes the picture returns to the centre and the client does not spin; while the device moves,
+refreshes between daemon frames show the newest frame's prediction, and only briefly."""
 import os
 import time
 
@@ -90,6 +91,41 @@ def test_each_frame_draws_the_offset_predicted_for_when_it_is_shown(wallpaper_bi
     assert 0.1 + 0.2 <= f[3] <= 0.1 + elapsed + 0.05, f
     assert -0.2 + 0.1 <= f[4] <= -0.2 + 0.5 * (elapsed + 0.05), f
     wait_for_box(sway, RED, centre_for(f[3], f[4]), 'the layer where the predicted offset puts it')
+
+
+def moving_offsets(daemon, w, vx, sent=10, spacing_s=0.1):
+    """Sends `sent` offsets `spacing_s` apart (x up by 0.01 each, velocity vx) and waits until the
+    client is quiet again; the frames drawn meanwhile."""
+    wait_until(lambda: frames(w), 20, 'the first frame')
+    before, _ = settled(w)
+    for n in range(1, sent + 1):
+        daemon.send_offset(round(0.01 * n, 4), 0, vx=vx)
+        time.sleep(spacing_s)       # the spacing of a slow turn's frames, not a synchronisation
+    settled(w)
+    return frames(w)[before:]
+
+
+def test_a_moving_device_is_drawn_between_daemon_frames_within_a_short_horizon(
+        wallpaper_bin, sways, wallpapers, fake_daemon, scene_dir):
+    # Daemon frames 100 ms apart (a slow turn held back by the minimum change), each moving at
+    # 0.1/s: Rate=60 asks for every refresh, so refreshes within 2 periods (33 ms) of a frame show
+    # its prediction (MotionFill); the rest wait. Still frames (vx = 0) get one frame each.
+    daemon = fake_daemon()
+    sway, w = start(wallpaper_bin, sways, wallpapers, scene_dir, daemon.path)
+    wait_until(lambda: daemon.subscriptions, 20, 'the subscription')
+    still = moving_offsets(daemon, w, vx=0.0)
+    assert len(still) == 10, 'drew %d frames for 10 still offsets' % len(still)
+    moving = moving_offsets(daemon, w, vx=0.1)
+    # Per frame: its own refresh and one or two filled ones (three under load: never more than
+    # the horizon's worth, which a spinning client would exceed at once).
+    assert 15 <= len(moving) <= 10 * 4, 'drew %d frames for 10 moving offsets' % len(moving)
+    # A fill predicts at most the horizon plus the display latency past its frame: x ≤ 0.10 +
+    # 0.1/s × (33 ms + 100 ms), never far beyond the last offset.
+    assert max(f[3] for f in moving) <= 0.10 + 0.1 * 0.133 + 1e-4, moving[-3:]
+    # And then nothing: the prediction has stopped.
+    before_frames, before_wakeups = settled(w)
+    time.sleep(MEASURE_S)
+    assert len(frames(w)) == before_frames, 'frames were drawn after the horizon'
 
 
 def test_without_a_daemon_it_is_centred_and_follows_once_one_appears(wallpaper_bin, sways, wallpapers, fake_daemon, scene_dir):
