@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# A MANUAL check of the wallpaper's visibility rule on a newer sway, not run by scripts/test.sh:
+# Debian 13 (trixie, sway 1.10 on wlroots 0.18) is debootstrapped into ROOTFS (default
+# .build-sway110/ in the repository, ignored by git; a path without blanks), sway and Mesa are
+# installed there, and Tests/wallpaper/test_visibility_newer_sway.py runs inside it through chroot
+# (/proc, /dev, /sys bound): an output switched off (`output … power off`) and a session locked
+# with ext-session-lock-v1 pause the wallpaper's subscription; switching on and unlocking draw and
+# resume it. Headless sway 1.7 (Debian 12) can show neither, so there the file skips.
+#
+#   scripts/check-sway-trixie.sh [pytest arguments…]   # as root; no Tests/… named: DEFAULT_TESTS
+#
+# parallax-wallpaper is the one built on this Debian 12 host (`swift build --product
+# parallax-wallpaper`, .build/debug): its RUNPATH names /opt/swift/usr/lib/swift/linux, which is
+# bound read-only at the same place inside the root; its other libraries (Wayland, EGL, GLES,
+# libpng, libjpeg, inih, libsystemd) are trixie's.
+#
+# Needs root (debootstrap, chroot, mounts) and deb.debian.org. Cost (2026-11-26, 2 shared cores):
+# see docs/wallpaper.md "Visibility".
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOTFS=${ROOTFS:-$ROOT/.build-sway110}
+MIRROR=${MIRROR:-http://deb.debian.org/debian}
+SWIFT_RUNTIME=/opt/swift/usr/lib/swift/linux
+DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py"
+# The compositor, the wallpaper's libraries with Mesa's software EGL, python3 with pytest, and
+# setpriv (the harness runs sway and the wallpaper as `nobody`).
+PACKAGES="sway libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
+  libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
+
+if [ ! -x "$ROOTFS/usr/bin/sway" ]; then
+  if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
+    debootstrap --variant=minbase trixie "$ROOTFS" "$MIRROR"
+  fi
+  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+fi
+[ -x "$ROOT/.build/debug/parallax-wallpaper" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
+
+# The repository and the Swift runtime inside the root, and the kernel file systems; unmounted on exit.
+mkdir -p "$ROOTFS/repo" "$ROOTFS$SWIFT_RUNTIME"
+mounted=()
+cleanup() {
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+for m in proc sys dev; do
+  mountpoint -q "$ROOTFS/$m" || { mount --rbind "/$m" "$ROOTFS/$m"; mount --make-rslave "$ROOTFS/$m"; mounted+=("$ROOTFS/$m"); }
+done
+mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
+mount --bind -o ro "$SWIFT_RUNTIME" "$ROOTFS$SWIFT_RUNTIME"; mounted+=("$ROOTFS$SWIFT_RUNTIME")
+mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
+
+case " $* " in *" Tests/"*) ;; *) set -- $DEFAULT_TESTS "$@" ;; esac   # no test named: the defaults
+echo "check-sway-trixie: $(chroot "$ROOTFS" sway --version), $(chroot "$ROOTFS" sh -c '. /etc/os-release; echo $PRETTY_NAME')" >&2
+chroot "$ROOTFS" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+  LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 PARALLAX_WALLPAPER=/repo/.build/debug/parallax-wallpaper \
+  sh -c 'cd /repo && python3 -m pytest -q -rs -p no:cacheprovider "$@"' check-sway-trixie \
+  "$@"
