@@ -127,10 +127,11 @@ def lock_session(stdin=sys.stdin):
 
     unlocked_sync = None
     while True:
-        readable, _, _ = select.select([c.sock, stdin], [], [])
+        watched = [c.sock] if unlocked_sync is not None else [c.sock, stdin]
+        readable, _, _ = select.select(watched, [], [])
         if stdin in readable:
             line = stdin.readline()
-            if line.strip() == 'unlock' or not line:
+            if line.strip() == 'unlock' or not line:   # or the test went away: never leave it locked
                 c.request(lock, 2)                  # ext_session_lock_v1.unlock_and_destroy
                 unlocked_sync = c.new('wl_callback')
                 c.request(1, 0, unlocked_sync)
