@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A MANUAL check of the wallpaper's visibility rule on a newer sway, not run by scripts/test.sh:
+# The wallpaper's visibility rule on a newer sway (scripts/test.sh runs it as root):
 # Debian 13 (trixie, sway 1.10 on wlroots 0.18) is debootstrapped into ROOTFS (default
-# .build-sway110/ in the repository, ignored by git; a path without blanks), sway and Mesa are
+# .build-sway110/ in the repository, ignored by git; under /var/tmp when the repository's path has
+# blanks, which debootstrap does not take), sway and Mesa are
 # installed there, and Tests/wallpaper/test_visibility_newer_sway.py runs inside it through chroot
 # (/proc, /dev, /sys bound): an output switched off (`output … power off`) and a session locked
 # with ext-session-lock-v1 pause the wallpaper's subscription; switching on and unlocking draw and
@@ -22,9 +23,12 @@
 # 102 s from nothing (the root ≈ 85 s, ≈ 700 MiB), ≈ 15 s once the root is there.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ROOTFS=${ROOTFS:-$ROOT/.build-sway110}
+case "$ROOT" in
+  *[[:space:]]*) DEFAULT_ROOTFS=/var/tmp/parallaxd-sway110-$(printf '%s' "$ROOT" | md5sum | cut -c1-12) ;;
+  *) DEFAULT_ROOTFS=$ROOT/.build-sway110 ;;
+esac
+ROOTFS=${ROOTFS:-$DEFAULT_ROOTFS}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-SWIFT_RUNTIME=/opt/swift/usr/lib/swift/linux
 DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/test_visibility.py"
 # The compositor, the wallpaper's libraries with Mesa's software EGL, python3 with pytest, and
 # setpriv (the harness runs sway and the wallpaper as `nobody`).
@@ -38,7 +42,15 @@ if [ ! -x "$ROOTFS/usr/bin/sway" ]; then
   chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
 fi
-[ -x "$ROOT/.build/debug/parallax-wallpaper" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
+WALLPAPER="$ROOT/.build/debug/parallax-wallpaper"
+[ -x "$WALLPAPER" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
+# The Swift runtime the binary names in its RUNPATH (the toolchain's lib/swift/linux), bound at the
+# same path inside the root.
+SWIFT_RUNTIME=
+for dir in $(readelf -d "$WALLPAPER" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
+  if [ -e "$dir/libswiftCore.so" ]; then SWIFT_RUNTIME=$dir; break; fi
+done
+[ -n "$SWIFT_RUNTIME" ] || { echo "check-sway-trixie: no Swift runtime in $WALLPAPER's RUNPATH" >&2; exit 1; }
 
 # The repository and the Swift runtime inside the root, and the kernel file systems; unmounted on exit.
 mkdir -p "$ROOTFS/repo" "$ROOTFS$SWIFT_RUNTIME"
