@@ -5,9 +5,9 @@ callbacks for the wallpaper, so it unsubscribes on the same connection (fake dae
 the output on, or unlocking, brings a frame and the same subscription again.
 
 Needs sway ≥ 1.8 (wlroots ≥ 0.16): sway 1.7's headless outputs refuse to be switched off ("Failed
-to commit output") and it has no ext-session-lock. Debian 12 has sway 1.7, so under
-scripts/test.sh there these tests SKIP; scripts/check-sway-trixie.sh runs them on Debian 13's
-sway 1.10 (wlroots 0.18) in a chroot."""
+to commit output") and it has no ext-session-lock. Debian 12 has sway 1.7, so in the wallpaper section of
+scripts/test.sh these tests SKIP; scripts/check-sway-trixie.sh, which scripts/test.sh runs next as
+root, runs them on Debian 13's sway 1.10 (wlroots 0.18) in a chroot."""
 import re
 import subprocess
 import time
