@@ -9,6 +9,10 @@
 # resume it. Headless sway 1.7 (Debian 12) can show neither, so there the file skips.
 #
 #   scripts/check-sway-trixie.sh [pytest arguments…]   # as root; no Tests/… named: DEFAULT_TESTS
+#   scripts/check-sway-trixie.sh --bench [motion-to-photon.py arguments…]
+#       # scripts/bench/motion-to-photon.py in the same root (BENCHMARKS.md "On sway 1.10"), with
+#       # the daemon and the wallpaper built on this host (swift build): parallaxd needs libiio0
+#       # there, the compositor's floor weston-simple-egl (weston)
 #
 # parallax-wallpaper is the one built on this Debian 12 host (`swift build --product
 # parallax-wallpaper`, .build/debug): its RUNPATH names /opt/swift/usr/lib/swift/linux, which is
@@ -32,10 +36,10 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/test_visibility.py"
 # The compositor, the wallpaper's libraries with Mesa's software EGL, python3 with pytest, and
 # setpriv (the harness runs sway and the wallpaper as `nobody`).
-PACKAGES="sway libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
+PACKAGES="sway weston libiio0 libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
   libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
 
-if [ ! -x "$ROOTFS/usr/bin/sway" ]; then
+if [ ! -x "$ROOTFS/usr/bin/sway" ] || [ ! -x "$ROOTFS/usr/bin/weston-simple-egl" ]; then
   if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
     debootstrap --variant=minbase trixie "$ROOTFS" "$MIRROR"
   fi
@@ -66,6 +70,17 @@ mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
 mount --bind -o ro "$SWIFT_RUNTIME" "$ROOTFS$SWIFT_RUNTIME"; mounted+=("$ROOTFS$SWIFT_RUNTIME")
 mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
 
+if [ "${1:-}" = "--bench" ]; then
+  shift
+  exec_in_root() {
+    chroot "$ROOTFS" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+      LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 "$@"
+  }
+  echo "check-sway-trixie: $(chroot "$ROOTFS" sway --version), $(chroot "$ROOTFS" sh -c '. /etc/os-release; echo $PRETTY_NAME')" >&2
+  exec_in_root sh -c 'cd /repo && python3 scripts/bench/motion-to-photon.py --daemon /repo/.build/debug/parallaxd \
+    --wallpaper /repo/.build/debug/parallax-wallpaper "$@"' check-sway-trixie "$@"
+  exit
+fi
 case " $* " in *" Tests/"*) ;; *) set -- $DEFAULT_TESTS "$@" ;; esac   # no test named: the defaults
 echo "check-sway-trixie: $(chroot "$ROOTFS" sway --version), $(chroot "$ROOTFS" sh -c '. /etc/os-release; echo $PRETTY_NAME')" >&2
 chroot "$ROOTFS" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
