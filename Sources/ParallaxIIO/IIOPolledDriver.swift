@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import ParallaxMotion
+import Synchronization
 
 /// Settings of IIO capture.
 public struct IIOSettings: Sendable, Equatable {
@@ -62,6 +63,8 @@ public final class IIOPolledDriver: SensorDriver, RevisedDescriptions {
     private let logger: Logger
     /// Whether the reads keep up with `period` (SlowReadWatch.swift).
     private var slowReads: SlowReadWatch
+    /// The devices whose slow reads were said at warning level in this process.
+    private static let saidSlow = Mutex<Set<String>>([])
     /// `sensors` once revised (reads found slow), until the capture thread takes it.
     private var revised: [SensorDescription]?
 
@@ -168,7 +171,10 @@ public final class IIOPolledDriver: SensorDriver, RevisedDescriptions {
     /// revised descriptions, in `status` (the capture line and the rate the reads allow).
     private func sayReadsAreSlow(_ slow: SlowReadWatch.Verdict) {
         let devices = Set(sensors.map(\.location)).sorted().joined(separator: ", ")
-        logger.warning("\(devices): \(slow), not the \(Int((1e9 / Double(period)).rounded())) Hz asked (each raw read waits for the device: docs/sensors.md \"Slow polled reads\")")
+        // Once per process and devices at warning level: the service opens the sensors at start
+        // (a look for `status`) and again for each subscriber, each a capture of its own.
+        let first = Self.saidSlow.withLock { $0.insert(devices).inserted }
+        logger.log(level: first ? .warning : .debug, "\(devices): \(slow), not the \(Int((1e9 / Double(period)).rounded())) Hz asked (each raw read waits for the device: docs/sensors.md \"Slow polled reads\")")
         sensors = sensors.map { description in
             var d = description
             d.capture += "; \(slow)"
