@@ -42,6 +42,9 @@
 # guest (Tests/lab/test_steam_deck.py: hid-steam over uhid, two tests) adds ≈ 70 s.
 # bmc150_accel (accelerometer only, polled: its driver takes no hrtimer trigger) adds ≈ 27 s.
 # The mpu6050 polled through the installed service (test_installed_612.py) adds ≈ 50-70 s.
+# lsm6dso, mxc4005 and bmc150 through the installed service (test_installed_612.py, the same boot;
+# lsm6dso also under Capture=polled) add ≈ 2.3-4 min: 65-99 s, 35-73 s, 38-62 s (2026-11-26);
+# the whole file 362 s (579 s at a higher load).
 # The booted mode on 6.12 (Tests/lab/test_installed_612.py: the packages installed, a bmi160 on
 # its hrtimer trigger and the Steam Deck through the installed service; one more boot, last) adds
 # ≈ 4-5 min: boot 17-41 s, apt-get install 90-156 s, the two steps 75-84 s and 46-67 s (2026-11-26).

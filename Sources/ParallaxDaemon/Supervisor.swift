@@ -264,6 +264,8 @@ final class Supervisor {
                 stillness.observe(sample)
                 newestSample = max(newestSample, sample.t)
                 self.events.sensorSample(sample)
+            case .revised(let sensors):
+                self.sensors = sensors
             case .resting(let pace, let order):
                 restBegan(pace, order: order)
             case .awake(let moved, let order):

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import ParallaxMotion
+import Synchronization
 
 /// Settings of IIO capture.
 public struct IIOSettings: Sendable, Equatable {
@@ -47,8 +48,8 @@ public struct IIOSettings: Sendable, Equatable {
 /// Works on every IIO device with `in_accel_{x,y,z}_raw` (or `_input`), with no buffer or trigger
 /// set-up, and coexists with another process holding the buffer. Each value is
 /// (raw + offset) × scale in SI units, then rotated into the device frame by the mount matrix.
-public final class IIOPolledDriver: SensorDriver {
-    public let sensors: [SensorDescription]
+public final class IIOPolledDriver: SensorDriver, RevisedDescriptions {
+    public private(set) var sensors: [SensorDescription]
     private let context: IIOContext
     private let accel: TriAxis
     private let gyro: TriAxis?
@@ -60,6 +61,12 @@ public final class IIOPolledDriver: SensorDriver {
     private var garbageReads = 0
     private let failureLimit: Int
     private let logger: Logger
+    /// Whether the reads keep up with `period` (SlowReadWatch.swift).
+    private var slowReads: SlowReadWatch
+    /// The devices whose slow reads were said at warning level in this process.
+    private static let saidSlow = Mutex<Set<String>>([])
+    /// `sensors` once revised (reads found slow), until the capture thread takes it.
+    private var revised: [SensorDescription]?
 
     /// `capture`: how `status` describes this capture ("polled: <why not buffered>").
     public init(settings: IIOSettings, logger: Logger, capture: String = "polled") throws(SensorError) {
@@ -102,6 +109,7 @@ public final class IIOPolledDriver: SensorDriver {
         }
         sensors = descriptions
         period = Int64(1e9 / pollRate)
+        slowReads = SlowReadWatch(period: period)
         nextDeadline = MonotonicClock.now()
         failureLimit = settings.failureLimit
     }
@@ -128,6 +136,8 @@ public final class IIOPolledDriver: SensorDriver {
         let a = read(accel)
         let g = gyro.map(read)
         let finished = MonotonicClock.now()
+        // Only at full rate: at rest the period is long on purpose.
+        if restPeriod == nil, let slow = slowReads.observe(readTook: finished - started) { sayReadsAreSlow(slow) }
         var sample = Sample(t: started + (finished - started) / 2, accel: nil, gyro: nil)
         var failed = false
         for (result, isAccel) in [(a, true), (g, false)] {
@@ -155,6 +165,28 @@ public final class IIOPolledDriver: SensorDriver {
             throw SensorError(.lost, "sensor reads failed \(consecutiveFailures) times in a row")
         }
         return sample
+    }
+
+    /// Reads much slower than the period, found once: said in the journal and, through the
+    /// revised descriptions, in `status` (the capture line and the rate the reads allow).
+    private func sayReadsAreSlow(_ slow: SlowReadWatch.Verdict) {
+        let devices = Set(sensors.map(\.location)).sorted().joined(separator: ", ")
+        // Once per process and devices at warning level: the service opens the sensors at start
+        // (a look for `status`) and again for each subscriber, each a capture of its own.
+        let first = Self.saidSlow.withLock { $0.insert(devices).inserted }
+        logger.log(level: first ? .warning : .debug, "\(devices): \(slow), not the \(Int((1e9 / Double(period)).rounded())) Hz asked (each raw read waits for the device: docs/sensors.md \"Slow polled reads\")")
+        sensors = sensors.map { description in
+            var d = description
+            d.capture += "; \(slow)"
+            d.rate = min(d.rate, slow.rate)
+            return d
+        }
+        revised = sensors
+    }
+
+    public func takeRevisedSensors() -> [SensorDescription]? {
+        defer { revised = nil }
+        return revised
     }
 
     public func close() {

@@ -30,6 +30,9 @@ public enum CaptureEvent: Sendable, Equatable {
     /// What the source opened and what it can do, fixed for this capture's life.
     case opened([SensorDescription], SourceAbilities = SourceAbilities())
     case sample(Sample)
+    /// The same sensors described anew while capturing (a polled device found slow); shown in
+    /// `status`, nothing downstream starts over.
+    case revised([SensorDescription])
     /// The driver failed to open or was lost; the capture has ended.
     case failed(SensorError)
     /// The stream ended normally (a replay without looping); the capture has ended.

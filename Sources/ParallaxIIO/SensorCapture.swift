@@ -148,6 +148,7 @@ public final class SensorCapture: RunningCapture, Sendable {
         slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }
         defer { slot.withLock { $0 = .empty } }
         let resting = driver as? any RestingSource
+        let revising = driver as? any RevisedDescriptions
         post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil)))
         var plan = Plan()
         while !shouldStop() {
@@ -178,6 +179,7 @@ public final class SensorCapture: RunningCapture, Sendable {
                         guard let sample = try driver.nextSample(shouldStop: shouldStop) else { return .ended }
                         let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
                         post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
+                        if let revised = revising?.takeRevisedSensors() { post(.revised(revised)) }
                         return .reading
                     } catch {
                         return .failed(error)

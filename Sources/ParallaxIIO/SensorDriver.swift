@@ -96,3 +96,11 @@ public protocol SensorDriver: AnyObject {
     /// Releases every device handle; called once, on the capture thread.
     func close()
 }
+
+/// A driver whose description changes while it captures (a polled device whose reads turn out
+/// far slower than its period: SlowReadWatch.swift). The capture thread asks after each read and
+/// posts what it gets (`CaptureEvent.revised`); called only on the capture thread.
+public protocol RevisedDescriptions: AnyObject {
+    /// The new descriptions, once per change; nil when nothing changed since the last call.
+    func takeRevisedSensors() -> [SensorDescription]?
+}
