@@ -16,8 +16,11 @@ public struct DrawSchedule: Sendable {
     /// Periods outside this (ns) are not a refresh: 240 Hz to 20 Hz.
     public static let periods: ClosedRange<Int64> = 4_000_000...50_000_000
     /// Kept between the end of drawing and the composition (ns): the commit's trip to the
-    /// compositor, and a draw a little slower than the estimate.
-    public static let margin: Int64 = 3_000_000
+    /// compositor (a Unix socket: well under 1 ms), and a draw a little slower than the estimate
+    /// beyond what `drawTimeFactor` allows. 2 ms: under headless sway 1.10 it took the sample →
+    /// presented p99 from 25.5 to 23.8 ms against 3 ms, with the same 0.99 of the compositor's
+    /// frames presented (BENCHMARKS.md "On sway 1.10").
+    public static let margin: Int64 = 2_000_000
     /// The draw time is budgeted at this multiple of its smoothed value.
     public static let drawTimeFactor = 1.5
     /// Weight of a new measurement in the smoothed draw time.

@@ -15,19 +15,19 @@ import Testing
         var schedule = DrawSchedule()
         schedule.drew(duration: 4 * Self.ms)
         schedule.composited(at: 1_000 * Self.ms)
-        // Budget: 1.5 × 4 ms + 3 ms = 9 ms before the next composition at 1016.67 ms.
-        #expect(schedule.budget == 9 * Self.ms)
+        // Budget: 1.5 × 4 ms + 2 ms = 8 ms before the next composition at 1016.67 ms.
+        #expect(schedule.budget == 8 * Self.ms)
         let at = schedule.drawAt(now: 1_001 * Self.ms)
-        #expect(at == 1_000 * Self.ms + DrawSchedule.defaultPeriod - 9 * Self.ms)
+        #expect(at == 1_000 * Self.ms + DrawSchedule.defaultPeriod - 8 * Self.ms)
     }
 
     @Test func aFrameDueTooLateForTheNextCompositionWaitsForTheOneAfter() {
         var schedule = DrawSchedule()
         schedule.drew(duration: 4 * Self.ms)
         schedule.composited(at: 1_000 * Self.ms)
-        // 10 ms after: 6.67 ms to the next composition, less than the 9 ms budget.
+        // 10 ms after: 6.67 ms to the next composition, less than the 8 ms budget.
         let at = schedule.drawAt(now: 1_010 * Self.ms)
-        #expect(at == 1_000 * Self.ms + 2 * DrawSchedule.defaultPeriod - 9 * Self.ms)
+        #expect(at == 1_000 * Self.ms + 2 * DrawSchedule.defaultPeriod - 8 * Self.ms)
     }
 
     @Test func theRefreshIsALowPercentileOfTheCallbackIntervals() {
