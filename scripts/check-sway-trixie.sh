@@ -21,10 +21,13 @@
 #
 # The locker is Tests/wallpaper/session_lock.py (standard-library Python on the Wayland wire
 # protocol), which the test unlocks on command. Results (docs/wallpaper.md "Visibility"): sway
-# 1.10.1, 6 passed (3 new, 3 of test_visibility.py's fullscreen ones) in 14.4-15.0 s.
+# 1.10.1, 9 passed in 26.7 s: the 3 of test_visibility_newer_sway.py, test_visibility.py's 3
+# fullscreen ones, and test_visibility_daemon.py's 3 with the real daemon (a fullscreen window, an
+# output switched off, a lock: each disables the sensor buffer, and it is enabled again after).
 #
 # Needs root (debootstrap, chroot, mounts) and deb.debian.org. Cost (2026-11-26, 2 shared cores):
-# 102 s from nothing (the root ≈ 85 s, ≈ 700 MiB), ≈ 15 s once the root is there.
+# 102 s from nothing before umockdev and weston joined (the root ≈ 85 s, ≈ 700 MiB), ≈ 27 s once
+# the root is there.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 case "$ROOT" in
@@ -33,13 +36,15 @@ case "$ROOT" in
 esac
 ROOTFS=${ROOTFS:-$DEFAULT_ROOTFS}
 MIRROR=${MIRROR:-http://deb.debian.org/debian}
-DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/test_visibility.py"
+DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/test_visibility.py Tests/wallpaper/test_visibility_daemon.py"
 # The compositor, the wallpaper's libraries with Mesa's software EGL, python3 with pytest, and
-# setpriv (the harness runs sway and the wallpaper as `nobody`).
-PACKAGES="sway weston libiio0 libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
+# setpriv (the harness runs sway and the wallpaper as `nobody`); for the real daemon with an
+# emulated IMU (test_visibility_daemon.py) libiio and umockdev with its Python bindings; weston's
+# weston-simple-egl for --bench's compositor floor.
+PACKAGES="sway weston libiio0 umockdev gir1.2-umockdev-1.0 python3-gi libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
   libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
 
-if [ ! -x "$ROOTFS/usr/bin/sway" ] || [ ! -x "$ROOTFS/usr/bin/weston-simple-egl" ]; then
+if [ ! -x "$ROOTFS/usr/bin/sway" ] || [ ! -x "$ROOTFS/usr/bin/weston-simple-egl" ] || [ ! -x "$ROOTFS/usr/bin/umockdev-run" ]; then
   if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
     debootstrap --variant=minbase trixie "$ROOTFS" "$MIRROR"
   fi

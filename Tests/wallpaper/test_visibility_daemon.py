@@ -1,8 +1,11 @@
 """Sense only while someone can see, end to end: the REAL parallaxd reading an emulated buffered
 IMU (umockdev, a device moving back and forth; Tests/integration/plx) drives parallax-wallpaper on
-headless sway. A fullscreen window over the wallpaper makes the daemon disable the sensor buffer
-(Linger= after the wallpaper's unsubscribe); closing the window brings a frame at once, the
-subscription again and the buffer enabled again. The deadlines here only bound a hang; the
+headless sway. A fullscreen window over the wallpaper, its output switched off, or the session
+locked (ext-session-lock-v1) makes the daemon disable the sensor buffer (Linger= after the
+wallpaper's unsubscribe); closing the window, switching the output on or unlocking brings a frame
+at once, the subscription again and the buffer enabled again. The last two need sway >= 1.8
+(test_visibility_newer_sway.py says why): on Debian 12's sway 1.7 they skip, and
+scripts/check-sway-trixie.sh runs them on sway 1.10. The deadlines here only bound a hang; the
 latencies are measured by scripts/bench/wallpaper-visibility.py (BENCHMARKS.md)."""
 import os
 import shutil
@@ -16,7 +19,9 @@ from desktop import wait_until
 from frames import frames
 from scenes import RED, image, scene
 from test_flat import HEIGHT, WIDTH
+from session_lock import SessionLock
 from test_visibility import covering_window
+from test_visibility_newer_sway import NEWEST_UNFIT, sway_version
 
 LINGER_S = 1.0
 # Each swing of the emulated device: degrees about x, seconds.
@@ -81,8 +86,45 @@ def buffer_enabled(testbed, device):
     return testbed.get_raw(device, 'buffer/enable') == '1'
 
 
-def test_a_fullscreen_window_closes_the_sensor_buffer_and_closing_it_opens_it_and_draws(
-        wallpaper_bin, sways, wallpapers, imu, daemon, scene_dir):
+class FullscreenWindow:
+    def __init__(self, sway, wallpaper_bin, scene_dir):
+        self.window = covering_window(sway, wallpaper_bin, scene_dir)
+
+    def end(self):
+        self.window.stop()
+
+
+class OutputOff:
+    def __init__(self, sway, wallpaper_bin, scene_dir):
+        self.sway = sway
+        sway.swaymsg('output HEADLESS-1 power off')
+
+    def end(self):
+        self.sway.swaymsg('output HEADLESS-1 power on')
+
+
+class Locked:
+    def __init__(self, sway, wallpaper_bin, scene_dir):
+        self.lock = SessionLock(sway)
+        self.lock.wait_locked()
+
+    def end(self):
+        self.lock.unlock()
+
+
+NEWER_SWAY = pytest.mark.skipif(
+    sway_version() <= NEWEST_UNFIT,
+    reason='needs sway >= 1.8 (headless outputs that can be switched off, ext-session-lock-v1); this is sway '
+           '%d.%d (Debian 12 has no newer one): scripts/check-sway-trixie.sh runs it on Debian 13\'s sway 1.10' % sway_version())
+
+
+@pytest.mark.parametrize('hiding', [
+    pytest.param(FullscreenWindow, id='fullscreen-window'),
+    pytest.param(OutputOff, id='output-off', marks=NEWER_SWAY),
+    pytest.param(Locked, id='session-locked', marks=NEWER_SWAY),
+])
+def test_unseen_closes_the_sensor_buffer_and_seen_again_opens_it_and_draws(
+        hiding, wallpaper_bin, sways, wallpapers, imu, daemon, scene_dir):
     testbed, device, feeder, _ = imu
     image(scene_dir, 'back.png', 160, 100, RED)
     path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=40\nFit=none\n')
@@ -93,16 +135,16 @@ def test_a_fullscreen_window_closes_the_sensor_buffer_and_closing_it_opens_it_an
     try:
         wait_until(lambda: buffer_enabled(testbed, device) and len(frames(w)) >= 10, 30, 'frames of the swinging device')
 
-        window = covering_window(sway, wallpaper_bin, scene_dir)
-        wait_until(lambda: 'cannot be seen' in w.output(), 30, 'the wallpaper to pause under the window')
+        hidden = hiding(sway, wallpaper_bin, scene_dir)
+        wait_until(lambda: 'cannot be seen' in w.output(), 30, 'the wallpaper to pause')
         wait_until(lambda: not buffer_enabled(testbed, device), 30, 'the daemon to disable the sensor buffer')
         assert 'closing sensors' in daemon.stderr_text()
         assert w.output().count('cannot be seen') == w.output().count('can be seen again') + 1, 'it saw itself again'
         scans = feeder.scans
 
         drawn = len(frames(w))
-        window.stop()
-        wait_until(lambda: len(frames(w)) > drawn, 30, 'a frame once the window closed')
+        hidden.end()
+        wait_until(lambda: len(frames(w)) > drawn, 30, 'a frame once it can be seen again')
         wait_until(lambda: buffer_enabled(testbed, device), 30, 'the daemon to enable the sensor buffer again')
         wait_until(lambda: feeder.scans > scans and len(frames(w)) >= drawn + 10, 30, 'frames of new samples')
         assert 'lost the connection' not in w.output(), 'it reconnected instead of pausing'
