@@ -75,14 +75,19 @@ def test_replay_keeps_the_recorded_timing_scaled_by_replay_speed(workdir, start_
     assert ended is not None, 'the replay did not end'
     arrivals = [t for t, _ in c.frames]
     frames = [o for _, o in c.frames]
-    # The due grid is in sample time (docs/decisions.md): 60 frames a recorded second, so about
-    # 120 over the 2 s played, which a client sees within the 0.5 s they take on the clock.
-    assert 100 <= len(frames) <= 121, len(frames)
+    # The due grid is in sample time (docs/decisions.md): 60 frames a recorded second between
+    # the first frame's sample and the last (a frame at the first 5 ms sample at or after each
+    # due point), though they reach the client within a quarter of that on the clock. Counted
+    # over the recorded span the client saw: how late it joined the replay depends on the load.
+    span = (frames[-1]['t'] - frames[0]['t']) / 1e9
+    assert span >= 1.0, 'the client saw %.3f s of the 2 s recorded' % span
+    expected = 60 * span
+    assert abs((len(frames) - 1) - expected) <= 2 + 0.03 * expected, \
+        '%d frames over %.3f s recorded: not 60 a recorded second' % (len(frames), span)
     # Played in about 0.5 s of wall time (2 s at 4x; the subscriber joins a little late)...
     assert arrivals[-1] - arrivals[0] < 0.7, 'frames arrived over %.3f s' % (arrivals[-1] - arrivals[0])
     # ...while the stamps keep the recorded spacing, so the engine sees the recorded motion:
     # the whole 60° turn, and 4x the wall-clock span in t.
-    span = (frames[-1]['t'] - frames[0]['t']) / 1e9
     assert span > 4 * (arrivals[-1] - arrivals[0]) * 0.8, 'stamps span %.3f s' % span
     assert frames[-1]['x'] > 0.5, 'a 60° turn about +Y must end near 0.67: %s' % frames[-1]
 
