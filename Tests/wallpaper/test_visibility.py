@@ -25,10 +25,10 @@ MOTION_PERIOD = 0.02
 MEASURE_S = 1.0      # a window to count in, not a synchronisation: nothing should happen in it
 
 
-def start(wallpaper_bin, sways, wallpapers, scene_dir, socket_path):
+def start(wallpaper_bin, sways, wallpapers, scene_dir, socket_path, outputs=1):
     image(scene_dir, 'back.png', 160, 100, RED)
     path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=%d\nFit=none\n' % DEPTH)
-    sway = sways(width=WIDTH, height=HEIGHT)
+    sway = sways(width=WIDTH, height=HEIGHT, outputs=outputs)
     w = wallpapers(sway, wallpaper_bin, ['--scene', path, '--socket', socket_path, '--stats'])
     return sway, w
 
@@ -145,10 +145,7 @@ def test_an_output_only_the_window_covers_keeps_the_other_output_subscribed(
         wallpaper_bin, sways, wallpapers, fake_daemon, motions, scene_dir):
     # Two outputs, two subscriptions: the fullscreen window covers one, the other is still seen.
     daemon = fake_daemon()
-    image(scene_dir, 'back.png', 160, 100, RED)
-    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=%d\nFit=none\n' % DEPTH)
-    sway = sways(width=WIDTH, height=HEIGHT, outputs=2)
-    w = wallpapers(sway, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
+    sway, w = start(wallpaper_bin, sways, wallpapers, scene_dir, daemon.path, outputs=2)
     wait_until(lambda: daemon.subscribed_count() == 2, 20, 'a subscription per output')
     motions(daemon)
     window = covering_window(sway, wallpaper_bin, scene_dir)

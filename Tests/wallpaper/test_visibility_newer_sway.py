@@ -16,10 +16,8 @@ import pytest
 
 from desktop import wait_until
 from frames import frames
-from scenes import RED, image, scene
 from session_lock import SessionLock
-from test_flat import HEIGHT, WIDTH
-from test_visibility import DEPTH, MEASURE_S, consistent, covered, motions, paused, resumed, start  # noqa: F401 (motions: a fixture)
+from test_visibility import MEASURE_S, consistent, covered, motions, paused, resumed, start  # noqa: F401 (motions: a fixture)
 
 NEWEST_UNFIT = (1, 7)     # sway versions up to this one cannot show these cases (above)
 
@@ -78,10 +76,7 @@ def test_an_output_switched_off_pauses_the_subscription_and_switching_it_on_draw
 def test_an_output_switched_off_leaves_the_other_output_subscribed(
         wallpaper_bin, sways, wallpapers, fake_daemon, motions, scene_dir):
     daemon = fake_daemon()
-    image(scene_dir, 'back.png', 160, 100, RED)
-    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=%d\nFit=none\n' % DEPTH)
-    sway = sways(width=WIDTH, height=HEIGHT, outputs=2)
-    w = wallpapers(sway, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
+    sway, w = start(wallpaper_bin, sways, wallpapers, scene_dir, daemon.path, outputs=2)
     wait_until(lambda: daemon.subscribed_count() == 2, 20, 'a subscription per output')
     moving(daemon, motions, w)
 
