@@ -153,11 +153,8 @@ final class WallpaperSurface {
     /// The compositor's refresh period as its frame callbacks show it (ns; 60 Hz until measured).
     var refreshPeriod: Int64 { schedule.period }
 
-    /// Milliseconds until a due frame is to be drawn (rounded up); nil when none waits.
-    var drawTimeoutMilliseconds: Int32? {
-        guard needsRedraw, let drawAt else { return nil }
-        return Int32(clamping: max(drawAt - plx_monotonic_ns() + 999_999, 0) / 1_000_000)
-    }
+    /// When a due frame is to be drawn (monotonic ns); nil when none waits.
+    var drawDeadline: Int64? { needsRedraw ? drawAt : nil }
 
     /// Draws the due frame if it is time (the loop calls this after every wake-up).
     func drawIfDue() {
@@ -168,6 +165,7 @@ final class WallpaperSurface {
             drawAt = later
             return
         }
+        if let drawAt { schedule.woke(lateness: now - drawAt) }
         drawAt = nil
         guard egl.makeCurrent(eglSurface) else { return }
         needsRedraw = false
