@@ -24,26 +24,11 @@ MIRROR=${MIRROR:-http://deb.debian.org/debian}
 DEFAULT_TESTS="Tests/gnome/test_background.py Tests/gnome/test_stillness.py Tests/gnome/test_fullscreen.py Tests/gnome/test_preferences.py Tests/gnome/test_core.py"
 PACKAGES="gnome-shell dbus-daemon libglib2.0-bin dconf-gsettings-backend libgl1-mesa-dri gjs python3 python3-pytest locales"
 
-if [ ! -x "$ROOTFS/usr/bin/gnome-shell" ]; then
-  if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
-    debootstrap --variant=minbase trixie "$ROOTFS" "$MIRROR"
-  fi
-  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
-fi
+. "$ROOT/scripts/trixie-root.sh"
+[ -x "$ROOTFS/usr/bin/gnome-shell" ] || trixie_root "$ROOTFS" "$MIRROR" "$PACKAGES"
 
 # The repository inside the root, and the kernel file systems the shell needs; unmounted on exit.
-mkdir -p "$ROOTFS/repo"
-mounted=()
-cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-for m in proc sys dev; do
-  mountpoint -q "$ROOTFS/$m" || { mount --rbind "/$m" "$ROOTFS/$m"; mount --make-rslave "$ROOTFS/$m"; mounted+=("$ROOTFS/$m"); }
-done
-mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
-mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
+trixie_mount "$ROOTFS" "$ROOT"
 
 case " $* " in *" Tests/"*) ;; *) set -- $DEFAULT_TESTS "$@" ;; esac   # no test named: the defaults
 echo "check-gnome-esm: $(chroot "$ROOTFS" gnome-shell --version), the esm build" >&2

@@ -44,12 +44,9 @@ DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/tes
 PACKAGES="sway weston libiio0 umockdev gir1.2-umockdev-1.0 python3-gi libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
   libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
 
+. "$ROOT/scripts/trixie-root.sh"
 if [ ! -x "$ROOTFS/usr/bin/sway" ] || [ ! -x "$ROOTFS/usr/bin/weston-simple-egl" ] || [ ! -x "$ROOTFS/usr/bin/umockdev-run" ]; then
-  if [ ! -x "$ROOTFS/usr/bin/apt-get" ]; then
-    debootstrap --variant=minbase trixie "$ROOTFS" "$MIRROR"
-  fi
-  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  chroot "$ROOTFS" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $PACKAGES >/dev/null
+  trixie_root "$ROOTFS" "$MIRROR" "$PACKAGES"
 fi
 WALLPAPER="$ROOT/.build/debug/parallax-wallpaper"
 [ -x "$WALLPAPER" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
@@ -62,18 +59,7 @@ done
 [ -n "$SWIFT_RUNTIME" ] || { echo "check-sway-trixie: no Swift runtime in $WALLPAPER's RUNPATH" >&2; exit 1; }
 
 # The repository and the Swift runtime inside the root, and the kernel file systems; unmounted on exit.
-mkdir -p "$ROOTFS/repo" "$ROOTFS$SWIFT_RUNTIME"
-mounted=()
-cleanup() {
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l "${mounted[$i]}" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-for m in proc sys dev; do
-  mountpoint -q "$ROOTFS/$m" || { mount --rbind "/$m" "$ROOTFS/$m"; mount --make-rslave "$ROOTFS/$m"; mounted+=("$ROOTFS/$m"); }
-done
-mount --bind "$ROOT" "$ROOTFS/repo"; mounted+=("$ROOTFS/repo")
-mount --bind -o ro "$SWIFT_RUNTIME" "$ROOTFS$SWIFT_RUNTIME"; mounted+=("$ROOTFS$SWIFT_RUNTIME")
-mkdir -p "$ROOTFS/tmp" && chmod 1777 "$ROOTFS/tmp"
+trixie_mount "$ROOTFS" "$ROOT" "$SWIFT_RUNTIME"
 
 if [ "${1:-}" = "--bench" ]; then
   shift
