@@ -122,20 +122,26 @@ class FullscreenWindow:
             self.proc.wait(10)
 
 
+def moving_wallpaper(wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir, **desktop_options):
+    """A wallpaper subscribed to a device that moves all the time, 10 frames drawn: (daemon, desktop, wallpaper)."""
+    daemon = fake_daemon()
+    image(scene_dir, 'back.png', 160, 100, RED)
+    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=40\nFit=none\n')
+    desktop = compositors(width=WIDTH, height=HEIGHT, **desktop_options)
+    w = wallpapers(desktop, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
+    wait_until(lambda: daemon.subscriptions, 20, 'the subscription')
+    motions(daemon)
+    wait_until(lambda: len(frames(w)) >= 10, 20, 'frames of the moving device')
+    return daemon, desktop, w
+
+
 # phoc 0.24 keeps answering the background's frame callbacks under a fullscreen window (the
 # wallpaper drew 20 frames for 20 offsets, covered), and wlroots 0.15's headless backend cannot
 # switch an output off: phoc cannot say the wallpaper is unseen, so only KWin runs this.
 @pytest.mark.parametrize('compositors', ['kwin'], indirect=True)
 def test_a_fullscreen_window_pauses_the_subscription_and_closing_it_resumes(
         wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir):
-    daemon = fake_daemon()
-    image(scene_dir, 'back.png', 160, 100, RED)
-    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=40\nFit=none\n')
-    desktop = compositors(width=WIDTH, height=HEIGHT)
-    w = wallpapers(desktop, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
-    wait_until(lambda: daemon.subscriptions, 20, 'the subscription')
-    motions(daemon)
-    wait_until(lambda: len(frames(w)) >= 10, 20, 'frames of the moving device')
+    daemon, desktop, w = moving_wallpaper(wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir)
     window = FullscreenWindow(desktop)
     try:
         wait_until(lambda: covered(daemon, w), 20, 'the wallpaper to unsubscribe under the fullscreen window')
@@ -159,14 +165,8 @@ def test_a_fullscreen_window_pauses_the_subscription_and_closing_it_resumes(
 @pytest.mark.parametrize('compositors', ['kwin'], indirect=True)
 def test_a_locked_session_pauses_the_subscription_and_unlocking_resumes(
         wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir):
-    daemon = fake_daemon()
-    image(scene_dir, 'back.png', 160, 100, RED)
-    path = scene(scene_dir, '[Scene]\n[Layer back]\nImage=back.png\nDepth=40\nFit=none\n')
-    desktop = compositors(width=WIDTH, height=HEIGHT, lock_screen=True)
-    w = wallpapers(desktop, wallpaper_bin, ['--scene', path, '--socket', daemon.path, '--stats'])
-    wait_until(lambda: daemon.subscriptions, 20, 'the subscription')
-    motions(daemon)
-    wait_until(lambda: len(frames(w)) >= 10, 20, 'frames of the moving device')
+    daemon, desktop, w = moving_wallpaper(wallpaper_bin, compositors, wallpapers, fake_daemon, motions, scene_dir,
+                                          lock_screen=True)
     assert not desktop.locked()
 
     desktop.lock()
