@@ -7,12 +7,8 @@
 // last one; a frame takes the draw time seen lately, with room to spare. The period is a low
 // percentile of the intervals between callbacks: a compositor cannot composite faster than it
 // refreshes, while drawing late or missing a composition only lengthens an interval — an average
-// would follow our own lateness and drift (measured: 60 Hz read as 20). On a busy machine the
-// wake-up for a late draw itself comes late (the scheduler runs other work first), and a draw
-// started late misses the composition and is shown a refresh later; so the budget also holds a
-// high percentile of how late the last wake-ups were, which is near 0 on a quiet machine. A pure
-// value: the surface tells it when callbacks came, how late it woke and how long frames took, and
-// asks it when to draw.
+// would follow our own lateness and drift (measured: 60 Hz read as 20). A pure value: the surface
+// tells it when callbacks came and how long frames took, and asks it when to draw.
 
 public struct DrawSchedule: Sendable {
     /// The refresh period assumed until callbacks in a row measure it (ns): 60 Hz.
@@ -35,14 +31,6 @@ public struct DrawSchedule: Sendable {
     /// The percentile of the kept intervals taken as the period (low: our own delays in reading a
     /// callback make some intervals short, lateness makes many long).
     public static let periodPercentile = 0.1
-    /// Wake-up lateness kept (ns each), and the percentile of them the budget holds: high,
-    /// since one wake-up later than budgeted costs a refresh of latency, and one earlier than
-    /// needed only ages the sample by the difference.
-    public static let latenessKept = 32
-    public static let latenessPercentile = 0.9
-    /// Lateness beyond this (ns) is not the scheduler's but a stalled process (a debugger, a
-    /// suspend): it says nothing about the next wake-up.
-    public static let latenessLimit: Int64 = 10_000_000
     /// A last composition more than this many periods ago says nothing about the next one: the
     /// frame is drawn at once (the first frame after a pause).
     public static let maximumPeriodsAhead: Int64 = 4
@@ -54,9 +42,6 @@ public struct DrawSchedule: Sendable {
     private var intervals: [Int64] = []
     /// Smoothed draw time (ns), from the start of drawing to the end of the buffer swap.
     public private(set) var drawTime: Int64 = 0
-    private var latenesses: [Int64] = []
-    /// How late a wake-up to draw is expected (ns): `latenessPercentile` of the kept ones.
-    public private(set) var wakeLateness: Int64 = 0
 
     public init() {}
 
@@ -79,17 +64,8 @@ public struct DrawSchedule: Sendable {
         drawTime = drawTime == 0 ? duration : drawTime + Int64(Self.smoothing * Double(duration - drawTime))
     }
 
-    /// The wake-up to draw at `drawAt`'s moment came `lateness` (ns) after it.
-    public mutating func woke(lateness: Int64) {
-        guard lateness >= 0, lateness <= Self.latenessLimit else { return }
-        latenesses.append(lateness)
-        if latenesses.count > Self.latenessKept { latenesses.removeFirst() }
-        let sorted = latenesses.sorted()
-        wakeLateness = sorted[min(Int(Self.latenessPercentile * Double(sorted.count)), sorted.count - 1)]
-    }
-
-    /// How long before a composition the wake-up to draw has to be asked for (ns).
-    public var budget: Int64 { Int64(Self.drawTimeFactor * Double(drawTime)) + Self.margin + wakeLateness }
+    /// How long before a composition drawing has to start (ns).
+    public var budget: Int64 { Int64(Self.drawTimeFactor * Double(drawTime)) + Self.margin }
 
     /// When to draw a frame that is due at `now` (ns): a later moment that still makes the next
     /// composition, or nil to draw now (no composition seen lately, or none can be made later).

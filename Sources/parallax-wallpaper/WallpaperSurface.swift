@@ -165,7 +165,6 @@ final class WallpaperSurface {
             drawAt = later
             return
         }
-        if let drawAt { schedule.woke(lateness: now - drawAt) }
         drawAt = nil
         guard egl.makeCurrent(eglSurface) else { return }
         needsRedraw = false
