@@ -113,8 +113,6 @@ def main():
     ap.add_argument('--height', type=int, default=HEIGHT)
     ap.add_argument('--compositor', choices=('sway', 'weston'), default='sway',
                     help='weston: headless weston 10 (60 Hz, --refresh ignored), whose wp_presentation feedback sway 1.7 lacks; the wallpaper as a --window')
-    ap.add_argument('--daemon-nice', type=int, default=0,
-                    help="the daemon's nice value (systemd/parallaxd.service's Nice=, to measure it as installed)")
     ap.add_argument('--frames-json', help='also write every resolved frame of every run here (for analysis)')
     args = ap.parse_args()
     args.rate = args.rate or int(round(args.refresh))
@@ -138,10 +136,6 @@ def main():
 
     daemon = plx.Daemon(work, None, binary=args.daemon, config=conf, source=source, log_level='info').start()
     os.chmod(daemon.socket_path, 0o666)
-    if args.daemon_nice:
-        # Every thread: setpriority(2) on a pid changes that one thread's nice value.
-        for task in os.listdir('/proc/%d/task' % daemon.pid):
-            os.setpriority(os.PRIO_PROCESS, int(task), args.daemon_nice)
     if args.compositor == 'weston':
         compositor = desktop.Weston(width=args.width, height=args.height)
     else:
