@@ -88,12 +88,6 @@ int plx_wait_readable_until(int fd, int64_t deadline_ns) {
     }
 }
 
-int plx_poll_ns(struct pollfd *fds, unsigned long count, int64_t timeout_ns) {
-    if (timeout_ns < 0) return ppoll(fds, (nfds_t)count, NULL, NULL);
-    struct timespec ts = { .tv_sec = timeout_ns / 1000000000LL, .tv_nsec = timeout_ns % 1000000000LL };
-    return ppoll(fds, (nfds_t)count, &ts, NULL);
-}
-
 int plx_wait_either_until(int fd, int other_fd, int64_t deadline_ns) {
     for (;;) {
         int64_t left = deadline_ns - plx_monotonic_ns();

@@ -18,10 +18,8 @@ final class EventLoop {
     /// The descriptors to watch besides Wayland's, asked for before every wait (outputs come
     /// and go, the bus changes what it waits for).
     var sources: () -> [LoopSource] = { [] }
-    /// Nanoseconds until some source needs a call without input; nil = none. A frame drawn as
-    /// late as the compositor allows waits for its moment here, so the wait is ppoll(2)'s, to the
-    /// nanosecond: poll(2)'s whole milliseconds, rounded up, started each draw 0–1 ms late.
-    var timeout: () -> Int64? = { nil }
+    /// Milliseconds until some source needs a call without input; nil = none.
+    var timeout: () -> Int32? = { nil }
     /// Runs after each wake-up's events were handled.
     var afterWakeup: () -> Void = {}
     /// Runs on SIGHUP (read the scene again); the loop goes on.
@@ -54,7 +52,7 @@ final class EventLoop {
             var fds = [pollfd(fd: wl_display_get_fd(display), events: Int16(POLLIN), revents: 0),
                        pollfd(fd: signals, events: Int16(POLLIN), revents: 0)]
             fds += extra.map { pollfd(fd: $0.descriptor, events: $0.events, revents: 0) }
-            let result = plx_poll_ns(&fds, UInt(fds.count), timeout().map { max($0, 0) } ?? -1)
+            let result = poll(&fds, nfds_t(fds.count), timeout() ?? -1)
             wakeups += 1
             if result < 0 {
                 wl_display_cancel_read(display)

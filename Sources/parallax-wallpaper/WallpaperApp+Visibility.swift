@@ -8,13 +8,14 @@ import CLinux
 import ParallaxWallpaper
 
 extension WallpaperApp {
-    /// The loop's timeout (ns): the desktop bus's, the next visibility judgement's, or a frame
+    /// The loop's timeout (ms): the desktop bus's, the next visibility judgement's, or a frame
     /// waiting for its moment to be drawn (WallpaperSurface.drawAt).
-    func loopTimeout() -> Int64? {
+    func loopTimeout() -> Int32? {
         let now = plx_monotonic_ns()
-        let deadlines = allViews.compactMap(\.surface.visibilityDeadline) + allViews.compactMap(\.surface.drawDeadline)
-        let bus = desktop?.timeoutMilliseconds.map { Int64($0) * 1_000_000 }
-        return ([bus] + deadlines.map { max($0 - now, 0) }).compactMap { $0 }.min()
+        let judgement = allViews.compactMap(\.surface.visibilityDeadline).min().map { deadline in
+            Int32(clamping: (max(deadline - now, 0) + 999_999) / 1_000_000)
+        }
+        return ([desktop?.timeoutMilliseconds, judgement] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
     }
 
     func checkVisibility() {

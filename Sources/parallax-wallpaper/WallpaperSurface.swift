@@ -153,8 +153,11 @@ final class WallpaperSurface {
     /// The compositor's refresh period as its frame callbacks show it (ns; 60 Hz until measured).
     var refreshPeriod: Int64 { schedule.period }
 
-    /// When a due frame is to be drawn (monotonic ns); nil when none waits.
-    var drawDeadline: Int64? { needsRedraw ? drawAt : nil }
+    /// Milliseconds until a due frame is to be drawn (rounded up); nil when none waits.
+    var drawTimeoutMilliseconds: Int32? {
+        guard needsRedraw, let drawAt else { return nil }
+        return Int32(clamping: max(drawAt - plx_monotonic_ns() + 999_999, 0) / 1_000_000)
+    }
 
     /// Draws the due frame if it is time (the loop calls this after every wake-up).
     func drawIfDue() {

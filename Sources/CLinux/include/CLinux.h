@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 #include <sys/types.h>
-#include <poll.h>
 
 /// CLOCK_MONOTONIC in nanoseconds (the time base of samples, frames and timers).
 int64_t plx_monotonic_ns(void);
@@ -48,10 +47,6 @@ int plx_eventfd_drain(int fd);
 /// Waits until `fd` is readable or the monotonic clock reaches `deadline_ns` (ppoll: nanosecond
 /// timeouts, where poll(2) rounds to milliseconds). Returns 1 if readable, 0 at the deadline, -1 on error.
 int plx_wait_readable_until(int fd, int64_t deadline_ns);
-
-/// poll(2) with a timeout in nanoseconds (ppoll), where poll(2) takes whole milliseconds; a
-/// negative timeout waits without one. Returns as poll(2) does (EINTR included).
-int plx_poll_ns(struct pollfd *fds, unsigned long count, int64_t timeout_ns);
 
 /// Waits until `fd` or `other_fd` is readable or the monotonic clock reaches `deadline_ns`; a
 /// negative fd is not watched. Returns 0 at the deadline, -1 on error, else a mask: 1 when `fd`
