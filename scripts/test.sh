@@ -9,59 +9,33 @@
 # .build-lab/ the first time (about 3 minutes), then booted under qemu, the last tests with
 # systemd as PID 1 and the same packages installed.
 #
-# 2026-11-26, e074d61, fresh clone under /root as root beside two CPU burners: 69 min 31 s, all
-# passed (integration 9.3 min, wallpaper 130 s, sway 1.10 chroot from nothing ≈ 2 min, GNOME 177 s,
-# packages 4.8 min, lab 34.2 min with 52 tests).
-# The whole command, last measured in a fresh clone under /root as root, with two CPU-burning
-# processes beside it on the 2 cores (2026-11-26, 2392e42): 66 min 40 s, all passed. Builds, unit
-# tests and fuzzing ≈ 12.5 min, oracles 80 s, integration 9.3 min, libparallax 51 s, Python 29 s,
-# wallpaper 122 s, GNOME (21 tests) 162 s, Debian packages 4.5 min, the lab 36.4 min (booted 6.1
-# ≈ 15 min of it, its udev-started and socket-activated first-frame paths 4 and 2.4 min under the
-# burners; booted 6.12 with three devices ≈ 5.5 min). CI ran the 7f6a8e5 suite in 40 min (2415 s).
-# Earlier (7f6a8e5): 57 min 12 s. Builds, unit tests and
-# fuzzing ≈ 9.3 min, oracles 90 s, integration 9.2 min, libparallax 51 s, Python 26 s, wallpaper
-# (sway, phoc, KWin, weston) 116 s, GNOME 97 s, Debian packages 4.5 min, the lab 27.9 min
-# (preparing .build-lab/ from nothing 158 s; Debian 12's kernel, then 6.12 with the I2C IMUs and
-# the Steam Deck, then the booted scenario on 6.1, then the booted 6.12 one: boots 25-40 s each).
-# The same command with nothing beside it (9c402ad, before the booted 6.12 mode): 38 min 47 s.
-# Earlier measurements of the parts, as they were added:
-# What each part cost in a fresh clone on the 2 shared cores (2026-11-26, 70d25e9, the suite
-# alone, ≈ 35 min in all): builds and unit tests ≈ 5 min, fuzzing 1.5 min, oracles 75 s,
-# integration 8.5 min, libparallax 40 s, Python 22 s, wallpaper 60 s (+ 7 s for
-# test_presentation.py, added later), Debian packages (built once
-# per tree, noopt) ≈ 7 min, the lab ≈ 10 min plain and booted (the booted scenario alone 616 s).
-# Since then (issue 31, visibility): the wallpaper's visibility tests add ≈ 15 s (4 tests, one with
-# the real daemon), pausing in libparallax, Python and Swift a few seconds each.
-# The GNOME Shell extension (Tests/gnome, added later: 15 tests, one headless gnome-shell 43 per
-# test, each start 2-5 s) took 200 s on 2026-11-26 with the machine shared (85 s for the 7 of
-# test_background.py alone); setup.sh's gnome-shell and gjs add ≈ 350 MiB to a fresh machine.
-# Since then (issue 33, item 1): a fullscreen Wayland client, the preferences window in GNOME's
-# preferences app and in both builds, the lock screen and a new picture (6 more tests) add ≈ 70 s
-# (Tests/gnome: 21 tests in ≈ 220 s on the loaded machine, 2026-11-26). The ES-module build under
-# GNOME 48 (scripts/check-gnome-esm.sh, a trixie chroot) is a manual check, not run here.
-# The lab's second kernel (bookworm-backports 6.12, Tests/lab/test_kernel_612.py) adds ≈ 5 min:
-# fetching it once ≈ 50 s, a boot of 33-40 s, four I2C IMUs 3.2 min, two hub smoke tests ≈ 1 min
-# (measured on the loaded machine, 2026-11-26); ≈ 40 min in all. The Steam Deck on the same 6.12
-# guest (Tests/lab/test_steam_deck.py: hid-steam over uhid, two tests) adds ≈ 70 s.
-# bmc150_accel (accelerometer only, polled: its driver takes no hrtimer trigger) adds ≈ 27 s.
-# The mpu6050 polled through the installed service (test_installed_612.py) adds ≈ 50-70 s.
-# lsm6dso, mxc4005 and bmc150 through the installed service (test_installed_612.py, the same boot;
-# lsm6dso also under Capture=polled) add ≈ 2.3-4 min: 65-99 s, 35-73 s, 38-62 s (2026-11-26);
-# the whole file 362 s (579 s at a higher load).
-# The booted mode on 6.12 (Tests/lab/test_installed_612.py: the packages installed, a bmi160 on
-# its hrtimer trigger and the Steam Deck through the installed service; one more boot, last) adds
-# ≈ 4-5 min: boot 17-41 s, apt-get install 90-156 s, the two steps 75-84 s and 46-67 s (2026-11-26).
-# Since then (issue 33, KDE Plasma and Phosh): the wallpaper tests also run on headless KWin 5.27
-# and phoc 0.24 (test_desktops.py, 9 tests) and check fractional scaling under KWin
-# (test_fractional_scale.py, 2 tests): 21-25 s measured on the 2 shared cores (a KWin starts in
-# 0.3-0.5 s); setup.sh installs kwin-wayland (≈ 180 MiB with its Qt/KDE libraries) and phoc
-# (≈ 43 MiB) once.
-# KWin's lock screen (test_desktops.py, its screen locker and a stand-in logind to unlock) adds
-# ≈ 3 s.
-# Tests/wallpaper/test_visibility_newer_sway.py (an output switched off, an ext-session-lock
-# lock) needs sway >= 1.8 and skips on Debian 12's sway 1.7 (3 skips, no cost); it runs on sway
-# 1.10 in a trixie chroot by scripts/check-sway-trixie.sh, which this runs as root after the
-# wallpaper section: ≈ 100 s the first time (debootstrap, ≈ 700 MiB), 15 s after.
+# What each part costs: a fresh clone under /root as root, beside two CPU-burning processes on the
+# 2 shared cores (CI, without the burners, ran the e074d61 suite in 47 min). At 05cb22d the lab
+# took 10 min longer than at e074d61 with the same 52 tests: the booted scenarios' boots and
+# apt-get installs vary most under the burners.
+#
+#   part                                                   05cb22d           e074d61
+#   builds, unit tests (swift test), fuzzing               ≈ 11 min (rest)   ≈ 12.5 min
+#   motion oracles (first run fetches them from PyPI)      97 s              80-97 s
+#   integration (real parallaxd under umockdev)            9.3 min           9.3 min
+#   libparallax / Python module                            54 s / 31 s       51 s / 29 s
+#   wallpaper: sway 1.7, phoc, KWin, weston                142 s             130 s
+#   wallpaper on sway 1.10 (trixie chroot; from nothing)   ≈ 2 min           ≈ 2 min
+#   GNOME Shell extension (21 tests)                       168 s             177 s
+#   Debian packages (built once per tree, checked)         5.2 min           4.8 min
+#   the lab: 6.1 and 6.12 kernels, plain and booted        44.3 min          34.2 min
+#   the whole command                                      79 min 44 s       69 min 31 s
+#
+# The lab's share: fetching Debian 12's kernel and a root file system into .build-lab/ the first
+# time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (its
+# udev-started and socket-activated first-frame paths 4 and 2.4 min of it); 6.12 with four I2C
+# IMUs and the Steam Deck ≈ 5.5 min as root; the booted 6.12 scenario (the packages installed,
+# bmi160, the Deck, four more chips) ≈ 6-10 min. Nothing beside it, the whole command took
+# 38 min 47 s before the 6.12 kernel was added (9c402ad).
+# Set-up the first time: setup.sh's Debian packages (gnome-shell and gjs ≈ 350 MiB, kwin-wayland
+# ≈ 180 MiB, phoc ≈ 43 MiB); the trixie chroot for sway 1.10 ≈ 700 MiB. The GNOME 48 ES-module
+# check (scripts/check-gnome-esm.sh, another trixie chroot: 7.5 min from nothing, 19 tests in
+# 139 s) is run by hand, not here.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
