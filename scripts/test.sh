@@ -11,8 +11,8 @@
 #
 # What each part costs: a fresh clone under /root as root, beside two CPU-burning processes on the
 # 2 shared cores (CI, without the burners, ran the e074d61 suite in 47 min). At 05cb22d the lab
-# took 10 min longer than at e074d61 with the same 52 tests: the booted scenarios' boots and
-# apt-get installs vary most under the burners.
+# took 10 min longer than at e074d61 with the same 52 tests and no lab change between them; where
+# the 10 min went was not measured.
 #
 #   part                                                   05cb22d           e074d61
 #   builds, unit tests (swift test), fuzzing               ≈ 11 min (rest)   ≈ 12.5 min
