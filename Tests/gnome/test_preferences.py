@@ -42,6 +42,28 @@ def get(gnome, key):
     return out.stdout.strip()
 
 
+def prefs_rect(gnome):
+    """The preferences window's frame (x, y, width, height) now: read each time, since Mutter may
+    place or size the window again after it first maps it."""
+    return [w for w in gnome.windows() if w[0] == TITLE][0][2]
+
+
+def drawn_switches(gnome):
+    """switches_on in the preferences window as it is now; with what the window held when none
+    was found (the windows, the commonest colours in it), so that a timeout says why."""
+    pic, rect = gnome.screenshot(), prefs_rect(gnome)
+    on = switches_on(pic, rect)
+    if not on:
+        x0, y0, w, h = rect
+        counts = {}
+        for y in range(max(y0, 0), min(y0 + h, pic.height), 4):
+            for x in range(max(x0, 0), min(x0 + w, pic.width), 4):
+                c = pic.pixel(x, y)[:3]
+                counts[c] = counts.get(c, 0) + 1
+        drawn_switches.last = (gnome.windows(), sorted(counts.items(), key=lambda kv: -kv[1])[:8])
+    return on
+
+
 def test_gnome_extensions_prefs_opens_a_working_window(shells):
     import subprocess
     gnome = shells()
@@ -49,24 +71,29 @@ def test_gnome_extensions_prefs_opens_a_working_window(shells):
     window = wait_until(lambda: [w for w in gnome.windows() if w[0] == TITLE and w[2][2] > 0], 60,
                         'the preferences window')[0]
     assert window[1] == 'org.gnome.Shell.Extensions'
-    rect = window[2]
     # GNOME shows a new window growing and fading in; the switches are where they stay after.
     wait_until(lambda: gnome.eval('String(global.get_window_actors().every(a => a.opacity === 255 && a.scale_x === 1 && '
                                   "!a.get_transition('opacity') && !a.get_transition('scale-x')))") == '"true"',
                20, 'the window opened')
     # Both "Where" switches are on (the defaults): the page was built, its rows bound.
-    on = wait_until(lambda: switches_on(gnome.screenshot(), rect), 30, 'the switches drawn')
+    drawn_switches.last = None
+    try:
+        on = wait_until(lambda: drawn_switches(gnome), 30, 'the switches drawn')
+    except AssertionError as e:
+        raise AssertionError('%s; windows and commonest colours in the last picture: %r\n%s'
+                             % (e, drawn_switches.last, gnome.services_log()[-3000:])) from None
     assert len(on) == 2, on
     assert get(gnome, 'move-overview') == 'true'
+    rect = prefs_rect(gnome)
     # The pointer comes into the window before it clicks, as a hand on a mouse does: GTK 4.18
     # (GNOME 48) drops a press that comes with the pointer's first entry into its surface.
     gnome.point(rect[0] + 100, rect[1] + 100)
     gnome.click(*on[0])
     wait_until(lambda: get(gnome, 'move-overview') == 'false', 20, 'move-overview written by the click')
-    wait_until(lambda: switches_on(gnome.screenshot(), rect) == on[1:], 20, 'the first switch drawn off')
+    wait_until(lambda: switches_on(gnome.screenshot(), prefs_rect(gnome)) == on[1:], 20, 'the first switch drawn off')
     # The other way: a key set from outside moves its switch.
     gnome.gsettings(SCHEMA, 'move-lock-screen', 'false')
-    wait_until(lambda: switches_on(gnome.screenshot(), rect) == [], 20, 'the second switch drawn off')
+    wait_until(lambda: switches_on(gnome.screenshot(), prefs_rect(gnome)) == [], 20, 'the second switch drawn off')
     log = gnome.services_log()
     assert 'JS ERROR' not in log and 'Gjs-CRITICAL' not in log and 'Gtk-CRITICAL' not in log, log[-3000:]
 
