@@ -449,6 +449,10 @@ def assert_first_frames_current(lab, path, capsys, **options):
               f'arrival median {ages[len(ages) // 2] * 1e3:.1f} ms, max {ages[-1] * 1e3:.1f} ms '
               f'({sum(a <= AGE_TARGET for a in ages)} within {AGE_TARGET * 1e3:.0f} ms)')
     late = [round(w * 1e3, 1) for w, _, _ in measured if w > FIRST_FRAME_BOUND]
+    if late:
+        with capsys.disabled():
+            print('\n  journal (monotonic) of the late path:\n' + lab.run(
+                ['journalctl', '-u', UNIT, '-u', SOCKET_UNIT, '-o', 'short-monotonic', '--no-pager', '-n', '80']).stdout)
     stale = [round(lead * 1e3, 1) for _, _, lead in measured if lead < -CURRENT_BEFORE]
     assert not late, f'{path}: first frames later than {FIRST_FRAME_BOUND:.1f} s (ms): {late}'
     assert not stale, f'{path}: first frames whose sample was taken more than {CURRENT_BEFORE * 1e3:.0f} ms before the subscribe (ms): {stale}'
