@@ -133,6 +133,8 @@ extension ClientServer {
         startIdleTimer(client)
         logger.debug("client \(client.id) connected (pid \(peer.pid), uid \(peer.uid)\(stranger ? ", may neither subscribe nor control" : ""))")
         write(events.greeting(for: peer), to: client)
+        // A stranger may not subscribe: its arrival changes nothing of the sensors.
+        if !stranger && !client.isClosed { events.clientArrived(client) }
     }
 
     /// `IdleTimeout=` after connecting: a stranger's visit ends; anyone else is closed only if it

@@ -15,6 +15,8 @@ protocol ServerEvents: AnyObject {
     func clientDisconnected(_ client: ClientConnection)
     /// The first line a new connection gets (`hello` with the peer's rate cap).
     func greeting(for peer: PeerCredentials) -> [UInt8]
+    /// A connection was accepted and greeted; its first command is yet to come.
+    func clientArrived(_ client: ClientConnection)
 }
 
 /// The server side: the listening socket and every connection, who gets a slot

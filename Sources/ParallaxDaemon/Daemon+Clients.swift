@@ -1,13 +1,18 @@
+import CLinux
 import ParallaxProtocol
 
 /// The daemon's side of the server's seam (ClientServer.swift) and of the command router's
 /// refusals: lines go to the router, drained sockets to the hub, departures end subscriptions.
 extension Daemon: ServerEvents {
-    func lineReceived(_ line: [UInt8], from client: ClientConnection) { router.handleLine(line, from: client) }
+    func lineReceived(_ line: [UInt8], from client: ClientConnection) {
+        router.handleLine(line, from: client)
+        heardFrom(client)
+    }
 
     func clientDrained(_ client: ClientConnection) { hub.clientDrained(client) }
 
     func clientDisconnected(_ client: ClientConnection) {
+        heardFrom(client)
         hub.remove(client)
         updateHeadingFrames()
         if client.subscription != nil { updateDemand() }
@@ -15,6 +20,19 @@ extension Daemon: ServerEvents {
 
     func greeting(for peer: PeerCredentials) -> [UInt8] {
         ServerMessage.hello(maxRate: router.settings.maxRate(for: peer)).encode()
+    }
+
+    /// A newcomer may subscribe in a moment: the linger does not close open sensors under it
+    /// until its first command, or `newcomerGrace` (Supervisor.keepOpen).
+    func clientArrived(_ client: ClientConnection) {
+        newcomers[client.id] = plx_monotonic_ns() + Self.newcomerGrace
+        supervisor.keepOpen(until: newcomers.values.max() ?? 0)
+    }
+
+    /// The connection has said something (or gone): it holds the sensors no more.
+    private func heardFrom(_ client: ClientConnection) {
+        guard newcomers.removeValue(forKey: client.id) != nil else { return }
+        supervisor.keepOpen(until: newcomers.values.max() ?? 0)
     }
 
     /// Writes a line, arranging to finish later if the socket is full (ClientServer.swift).

@@ -58,9 +58,16 @@ public final class Daemon {
     /// READY=1 has been sent; the timer that sends it if the sensors take too long to answer.
     var announcedReady = false
     var readinessFallback: EventLoop.TimerID?
+    /// Connections greeted and not yet heard from, with when their hold on the sensors ends (ns).
+    var newcomers: [Int: Int64] = [:]
 
     /// Longest wait for the first sensor outcome before READY=1 is sent anyway (ns).
     static let readinessWait: Int64 = 3_000_000_000
+
+    /// How long a connection just accepted keeps open sensors open before its first command
+    /// (ns): a client greeted usually subscribes within milliseconds, but on a loaded small
+    /// machine (the lab's emulated CPU beside two burners) it took more than the 2 s linger.
+    static let newcomerGrace: Int64 = 5_000_000_000
 
     /// Sets everything up and binds (or adopts) the socket; does not serve yet. `config` has
     /// `overrides` applied already.

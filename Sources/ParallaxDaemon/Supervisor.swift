@@ -38,6 +38,10 @@ final class Supervisor {
     private(set) var abilities = SourceAbilities()
     private(set) var demanded = false
     private var lingerTimer: EventLoop.TimerID?
+    /// When the linger armed last ends (ns).
+    private var lingerEnds: Int64 = 0
+    /// The linger does not close the sensors before this (`keepOpen(until:)`; ns, 0: no hold).
+    private var keptOpenUntil: Int64 = 0
     var retryTimer: EventLoop.TimerID?
     var retryDelay = Supervisor.firstRetryDelay
     private var lastFailure: String?
@@ -120,13 +124,33 @@ final class Supervisor {
         } else {
             if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
             guard capture != nil else { return }
-            lingerTimer = loop.schedule(at: plx_monotonic_ns() + linger) { [unowned self] in
-                self.lingerTimer = nil
-                if !self.demanded {
-                    self.logger.debug("no subscribers for \(Double(self.linger) / 1e9) s: closing sensors")
-                    self.closeCapture()
-                }
-            }
+            lingerEnds = plx_monotonic_ns() + linger
+            armLinger()
+        }
+    }
+
+    /// Open sensors stay open until `deadline` (CLOCK_MONOTONIC ns) at least, even with no
+    /// demand; 0 lifts the hold. Never opens. The daemon holds them for a connection it has
+    /// greeted and not yet heard from: it is about to say whether it subscribes.
+    ///
+    /// Why: the linger starts when demand ends, which at start-up is at READY=1, before the
+    /// client that socket-activated the service has been greeted. On a loaded machine its
+    /// subscribe came more than the 2 s linger later (lab, two CPU burners): the sensors closed
+    /// under it and reopened, a first frame 1–2 s late instead of at once.
+    func keepOpen(until deadline: Int64) {
+        keptOpenUntil = deadline
+        guard let lingerTimer else { return }
+        loop.cancel(lingerTimer)
+        armLinger()
+    }
+
+    /// The linger's timer, at its end or the hold's, whichever is later.
+    private func armLinger() {
+        lingerTimer = loop.schedule(at: max(lingerEnds, keptOpenUntil)) { [unowned self] in
+            self.lingerTimer = nil
+            guard !self.demanded, self.capture != nil else { return }
+            self.logger.debug("no subscribers for \(Double(self.linger) / 1e9) s: closing sensors")
+            self.closeCapture()
         }
     }
 

@@ -30,6 +30,7 @@ import Testing
             if stopWhen(self) { loop.stop() }
         }
         func greeting(for peer: PeerCredentials) -> [UInt8] { Array("hello \(peer.uid)\n".utf8) }
+        func clientArrived(_ client: ClientConnection) {}
     }
 
     struct SetupError: Error {

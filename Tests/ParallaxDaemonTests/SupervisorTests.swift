@@ -1,4 +1,5 @@
 import CLinux
+import Glibc
 import Logging
 import ParallaxIIO
 import ParallaxMotion
@@ -123,5 +124,50 @@ import Testing
         loop.run()
         #expect(events.log.isEmpty)
         #expect(opens.count == 0)
+    }
+
+    /// A sample every 2 ms of real time, until stopped.
+    final class SteadyDriver: SensorDriver {
+        let sensors = [SensorDescription(kind: .accelerometer, device: "steady", location: "test", rate: 500)]
+        func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
+            guard !shouldStop() else { return nil }
+            usleep(2_000)
+            return Sample(t: plx_monotonic_ns(), accel: Vector3(0, -9.81, 0), gyro: nil)
+        }
+        func close() {}
+    }
+
+    /// What becomes of a newcomer's hold on lingering sensors (`keepOpen`).
+    enum Hold: CaseIterable { case none, kept, lifted }
+
+    /// A hold that outlasts the linger closes the sensors when it ends, not before; a hold lifted
+    /// early (the newcomer spoke) closes them then; with no hold the linger alone does.
+    @Test(arguments: Hold.allCases) func aNewcomersHoldKeepsLingeringSensorsOpen(hold: Hold) throws {
+        let loop = try EventLoop()
+        let wakeup = try SensorWakeup()
+        let events = RecordingEvents(loop: loop)
+        let supervisor = Supervisor(
+            loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"), source: "steady",
+            factory: { () throws(SensorError) -> any SensorDriver in SteadyDriver() }, linger: 0.05)
+        _ = try loop.watch(wakeup.fd, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        events.stopWhen = { (log: [String]) in log.last == "opened" }
+        supervisor.setDemand(true)
+        loop.run()
+        let held: Int64 = 600_000_000, liftedAt: Int64 = 200_000_000
+        let t0 = plx_monotonic_ns()
+        if hold != .none { supervisor.keepOpen(until: t0 + held) }
+        supervisor.setDemand(false)
+        if hold == .lifted { loop.schedule(at: t0 + liftedAt) { supervisor.keepOpen(until: 0) } }
+        events.stopWhen = { (log: [String]) in log.last == "closed" }
+        loop.run()
+        let closedAfter = plx_monotonic_ns() - t0
+        #expect(events.log.last == "closed")
+        switch hold {
+        case .none: #expect(closedAfter < liftedAt)
+        case .kept: #expect(closedAfter >= held)
+        case .lifted: #expect(closedAfter >= liftedAt && closedAfter < held)
+        }
+        supervisor.closeNow(wait: true)
     }
 }
