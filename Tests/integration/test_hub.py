@@ -82,6 +82,25 @@ def test_a_subscriber_after_the_sensors_closed_gets_a_fresh_offset_not_the_last_
     assert c.request({'cmd': 'status'}, 'status').get('open') is True
 
 
+
+def test_a_greeted_client_keeps_lingering_sensors_open_until_it_speaks(workdir, start_daemon, MOTION):
+    # A client greeted as the sensors begin to linger (the one that socket-activated the daemon)
+    # may subscribe after the linger on a loaded machine: until its first line, or 5 s, the
+    # sensors stay open for it (docs/decisions.md "A greeted client holds lingering sensors").
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=0.3\n'))
+    closing = lambda: daemon.stderr_text().count('closing sensors')
+    wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
+    subscriber = daemon.connect()
+    subscriber.subscribe(rate=30)
+    assert subscriber.wait_offset(lambda x, y: True, 5) is not None, 'sensors did not open for a subscriber'
+    newcomer = daemon.connect()     # greeted (its hello read), silent
+    subscriber.request({'cmd': 'unsubscribe'}, 'unsubscribed')
+    time.sleep(1.0)   # the window measured: three lingers, within the newcomer's 5 s hold
+    assert closing() == 1, 'the sensors closed under a greeted client that had not spoken yet'
+    # Its first line, whatever it is, ends the hold: the linger, long over, closes them.
+    assert newcomer.request({'cmd': 'status'}, 'status').get('open') is True
+    wait_until(lambda: closing() >= 2, 5, 'the sensors to close once the newcomer spoke')
+
 # Wake-ups a second the daemon may make, all threads together, with 200 Hz input and 60 Hz
 # subscribers: one per frame (60) with room for noise, under one per sample (200) and under
 # a capture thread and a loop each waking per frame (120).
