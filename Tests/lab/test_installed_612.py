@@ -99,9 +99,13 @@ def hold_subscriber(lab, seconds):
 
 @contextlib.contextmanager
 def held_open(lab, seconds=120):
-    """A member subscribed in the background for the block: the sensors stay open; ended after."""
+    """A member subscribed in the background for the block: the sensors stay open; ended after.
+    The block begins once the service counts the subscriber: on a loaded host the guest may start
+    the monitor seconds later, and the sensors a start-up opened meanwhile linger, then close (a
+    trigger gone, a status of other sensors) under a block that believed them held."""
     holder = hold_subscriber(lab, seconds)
     try:
+        assert await_guest(lab, 'parallaxctl status --json | grep -q \\"subscribers\\":[1-9]', timeout=60), status(lab)
         yield holder
     finally:
         end_monitors(lab)
@@ -231,9 +235,8 @@ def test_steam_deck_found_through_the_udev_rule_and_only_its_node_read(booted_ba
         # While it captures: status says evdev from that node, and the only input device the
         # service holds open is it (not the keyboard, the power button or the Deck's gamepad).
         with held_open(lab):
-            # The holder subscribed (status keeps the last capture's sensors after a close, so
-            # their `evdev` alone does not say the device is open now).
-            await_status(lab, 'subscribers', 1)
+            # held_open waited for the holder to subscribe (status keeps the last capture's
+            # sensors after a close, so their `evdev` alone does not say the device is open now).
             await_status(lab, 'capture', '\\"evdev\\"', timeout=20)
             report = status(lab)
             for s in report['sensors']:
