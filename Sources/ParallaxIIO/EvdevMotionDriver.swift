@@ -84,9 +84,8 @@ public final class EvdevMotionDriver: SensorDriver {
     private var queueHead = 0
     private var events = [plx_input_event](repeating: plx_input_event(), count: EvdevMotionDriver.readBatch)
     private var lastReturned: Int64 = 0
-    /// When the last report came (monotonic ns), and the smoothed spacing of reports (ns).
-    private var lastReport: Int64 = 0
-    private var reportPeriod: Double
+    /// The reports' spacing and the newest one's arrival and sample time.
+    private var forecast: ReportForecast
     private var opened: Int64
     private var silenceLogged = false
     private(set) var overruns = 0
@@ -141,7 +140,7 @@ public final class EvdevMotionDriver: SensorDriver {
             : frame.source == .device ? "the \(known?.name ?? "device")'s known axes"
             : "the input ABI's axes"
         let rate = known?.rate ?? 0
-        reportPeriod = rate > 0 ? 1e9 / rate : 10_000_000
+        forecast = ReportForecast(rate: rate)
         opened = MonotonicClock.now()
         let name = candidate.name
         let location = candidate.path
@@ -209,12 +208,7 @@ public final class EvdevMotionDriver: SensorDriver {
             }
             let t = clock.time(count: hasTimestamps ? pendingCount : nil, report: event.time_ns)
             pendingCount = nil
-            let now = event.time_ns
-            if lastReport > 0, now > lastReport {
-                let spacing = Double(now - lastReport)
-                if spacing < 1e9 { reportPeriod += (spacing - reportPeriod) / 16 }
-            }
-            lastReport = now
+            forecast.reported(arrival: event.time_ns, sampleTime: t)
             let accel = frame.accel.apply(axes.acceleration(values[0], values[1], values[2]))
             let gyro = axes.rate(values[3], values[4], values[5]).map { frame.gyro.apply($0) }
             guard accel.isFinite, gyro?.isFinite ?? true else { return false }
@@ -240,7 +234,7 @@ public final class EvdevMotionDriver: SensorDriver {
     }
 
     private func noteSilence() {
-        guard !silenceLogged, lastReport == 0, MonotonicClock.now() - opened > Self.silenceNotice else { return }
+        guard !silenceLogged, forecast.lastArrival == 0, MonotonicClock.now() - opened > Self.silenceNotice else { return }
         silenceLogged = true
         logger.notice("\(candidate.path) (\(candidate.name)) sent no motion for \(Self.silenceNotice / 1_000_000_000) s: hid-steam mutes a Steam Deck's motion sensors in its lizard mode until Options is held (or with the module option lizard_mode=0)")
     }
@@ -254,16 +248,14 @@ public final class EvdevMotionDriver: SensorDriver {
 extension EvdevMotionDriver: QueuedSampleSource {
     /// Half of what the kernel keeps for a reader (evdev's buffer holds 8 reports whose every axis
     /// changed; at rest fewer events per report fit more): beyond it reports may be lost.
-    public var queueSpan: Int64 { Int64(reportPeriod * 8) }
+    public var queueSpan: Int64 { Int64(forecast.period * 8) }
 
     public var lastSampleArrival: Int64 { lastReturned }
 
     public var hasEnded: Bool { false }
 
     public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
-        guard lastReport > 0, reportPeriod > 0, time > lastReport else { return time }
-        let steps = (Double(time - lastReport) / reportPeriod).rounded(.up)
-        return lastReport.saturatingAdding(Int64(saturating: steps * reportPeriod))
+        forecast.expectedArrival(ofSampleAt: time)
     }
 
     public func takeQueued() throws(SensorError) -> Sample? {
@@ -285,9 +277,9 @@ extension EvdevMotionDriver: QueuedSampleSource {
 /// queue allows (`queueSpan`).
 extension EvdevMotionDriver: RestingSource {
     public func enterRest(_ request: RestRequest) throws(SensorError) -> RestPace {
-        let rate = 1e9 / reportPeriod
+        let rate = 1e9 / forecast.period
         var pace = RestPace.choose(available: [], active: rate, request: request, wakesThroughDescriptor: false)
-        pace.samplesPerWake = max(1, min(pace.samplesPerWake, Int(Double(queueSpan) / reportPeriod)))
+        pace.samplesPerWake = max(1, min(pace.samplesPerWake, Int(Double(queueSpan) / forecast.period)))
         restPace = pace
         return pace
     }

@@ -121,6 +121,42 @@ def test_deck_without_lizard_mode_signs_rest_and_hidraw(lab, make_deck, daemons)
     print(f'\nSteam Deck, lizard_mode=0: {result}')
 
 
+# Wake-ups a second the daemon may make (all threads) for 4 × 60 Hz subscribers of the Deck:
+# a fraction of its reports (≈ 250 a second), where one wake-up per report is what a forecast
+# counted from the reports' arrivals cost (ReportForecast.swift).
+PER_REPORT_SHARE = 0.6
+WAKEUP_WINDOW = 4.0
+
+
+def switches(lab, pid):
+    """Context switches (voluntary and not) of every thread of process `pid` in the guest."""
+    out = lab.run(f"cat /proc/{pid}/task/*/status | grep ctxt_switches").stdout
+    return sum(int(line.split()[1]) for line in out.splitlines())
+
+
+def test_deck_wakes_the_daemon_per_frame_not_per_report(lab, make_deck, daemons, capsys):
+    """Four subscribers at 60 Hz: the loop takes what the node queued at the forecast arrival of
+    each frame's sample, so the daemon wakes about once a frame, not once per report."""
+    deck = make_deck(lizard_mode=0)
+    # MinimumChange=0: a due frame goes out though the Deck lies still; RestAfter=0: no rest.
+    d = daemons.start(KEEP + ['Motion.MinimumChange=0', 'Sensor.RestAfter=0'], source='auto')
+    assert_reads_the_deck(await_status(d, lambda s: s.get('sensors'), 20), deck.info['node'])
+    subs = [d.subscribe_async(seconds=30, frames=int(60 * (WAKEUP_WINDOW + 6)), rate=60) for _ in range(4)]
+    st = await_status(d, lambda s: s.get('subscribers', 0) >= 4 and s.get('rates', {}).get('frames', 0) > 0, 20)
+    assert st.get('subscribers') == 4, st
+    before, t0 = switches(lab, d.pid), time.monotonic()
+    time.sleep(WAKEUP_WINDOW)    # the window measured, not a wait for an event
+    woke = (switches(lab, d.pid) - before) / (time.monotonic() - t0)
+    rates = d.status()['rates']
+    for sub in subs:
+        sub.result()
+    assert rates['input'] > 100, rates
+    assert woke < PER_REPORT_SHARE * rates['input'], (woke, rates, d.log_tail())
+    with capsys.disabled():
+        print(f"\n  Steam Deck, 4 × 60 Hz subscribers: daemon wake-ups {woke:.0f}/s at {rates['input']:.0f} reports/s"
+              f" ({rates['frames']:.0f} frames/s)")
+
+
 def test_deck_in_lizard_mode_moves_once_options_is_held(lab, make_deck, daemons):
     deck = make_deck(lizard_mode=1)
     node = deck.info['node']
