@@ -1,10 +1,11 @@
 import CLinux
 import ParallaxIIO
 import ParallaxMotion
+import SystemPackage
 
-/// A capture the event loop reads itself (docs/capture-loop-plan.md, step 5): a
-/// `PollableSource` (a replay), read on the loop's timers with no thread, no lock and no
-/// eventfd of its own. It carries out the same decisions as the capture thread
+/// A capture the event loop reads itself (docs/capture-loop-plan.md, steps 5 and 6): a
+/// `PollableSource` (a replay, an evdev motion device), read on the loop's timers, and on its
+/// descriptor while a due sample is awaited, with no thread, no lock and no eventfd of its own. It carries out the same decisions as the capture thread
 /// (`SamplePacer.sleepTarget` and `SampleNeed.wakes` for pacing, `RestCycle.Watch` at rest), so
 /// the supervisor cannot tell the two apart: both are a `RunningCapture`.
 ///
@@ -23,6 +24,11 @@ final class LoopCapture: RunningCapture {
     /// At rest: the pace the source runs at and the rest's watch (RestCycle.swift).
     private var resting: (pace: RestPace, watch: RestCycle.Watch)?
     private var timer: EventLoop.TimerID?
+    /// A source watched this long (ns) without a sample is looked at anyway: a silent device's
+    /// driver says why (hid-steam's lizard mode mutes a Steam Deck), at one wake-up a second.
+    static let longestWatch: Int64 = 1_000_000_000
+    /// The source's descriptor while the loop waits on it for a due sample.
+    private var watched: (token: EventLoop.Token, fd: FileDescriptor)?
 
     init(loop: EventLoop, open: @escaping () throws(SensorError) -> any SensorDriver, wake: @escaping () -> Void) {
         self.loop = loop
@@ -30,7 +36,13 @@ final class LoopCapture: RunningCapture {
         self.wake = wake
     }
 
-    /// Opens the source here, on the loop: a replay's open reads its file's first rows.
+    /// For a source a capture thread opened and handed over (`SensorCapture.takeHandedOver`).
+    convenience init(loop: EventLoop, opened source: any PollableSource, wake: @escaping () -> Void) {
+        self.init(loop: loop, open: { source }, wake: wake)
+    }
+
+    /// Opens the source here, on the loop (a replay's open reads its file's first rows), or
+    /// takes the one handed over.
     func start() -> Bool {
         let driver: any SensorDriver
         do {
@@ -51,7 +63,7 @@ final class LoopCapture: RunningCapture {
     }
 
     func stop() {
-        cancelTimer()
+        cancelWaits()
         guard let source else { return }
         self.source = nil
         if resting != nil { try? source.leaveRest() }
@@ -100,13 +112,34 @@ final class LoopCapture: RunningCapture {
         if queue.nudge() { wake() }
     }
 
-    private func cancelTimer() {
+    /// No timer, no descriptor watched.
+    private func cancelWaits() {
         if let timer { loop.cancel(timer); self.timer = nil }
+        if let watched { loop.unwatch(watched.token, fd: watched.fd); self.watched = nil }
     }
 
     private func schedule(at deadline: Int64) {
-        cancelTimer()
+        cancelWaits()
         guard deadline != .max else { return }
+        timer = loop.schedule(at: deadline) { [unowned self] in
+            self.timer = nil
+            self.step()
+        }
+    }
+
+    /// The next step when `descriptor` becomes readable (or fails: the read then says how), or
+    /// after `longestWatch` of silence. Where it cannot be watched, a timer at the next forecast
+    /// sample, at least a minimum sleep away.
+    private func awaitReadable(_ descriptor: Int32, forecast: Int64) {
+        cancelWaits()
+        let fd = FileDescriptor(rawValue: descriptor)
+        let now = plx_monotonic_ns()
+        var deadline = max(forecast, now + SamplePacer.minimumSleep)
+        do throws(Errno) {
+            let token = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in self.step() }
+            watched = (token, fd)
+            deadline = now + Self.longestWatch
+        } catch {}
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
             self.step()
@@ -115,7 +148,7 @@ final class LoopCapture: RunningCapture {
 
     /// What the capture thread's loop does in one turn, then the timer for the next.
     private func step() {
-        cancelTimer()
+        cancelWaits()
         guard let source else { return }
         if resting != nil || order != nil {
             restStep(source)
@@ -138,7 +171,11 @@ final class LoopCapture: RunningCapture {
         // is due now waits for the next sample.
         let target = SamplePacer.sleepTarget(now: plx_monotonic_ns(), need: need.need, queueSpan: source.queueSpan,
                                              forecast: { source.expectedArrival(ofSampleAt: $0) })
-        schedule(at: target ?? source.nextReadable)
+        if target == nil, let descriptor = source.descriptor {
+            awaitReadable(descriptor, forecast: source.nextReadable)
+        } else {
+            schedule(at: target ?? source.nextReadable)
+        }
     }
 
     /// One look at a resting source (SensorCapture.runAtRest, on the loop).

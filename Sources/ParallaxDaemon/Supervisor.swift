@@ -168,7 +168,7 @@ final class Supervisor {
         let wakeup = self.wakeup
         let capture: any RunningCapture = readsOnLoop
             ? LoopCapture(loop: loop, open: factory, wake: { wakeup.signal() })
-            : SensorCapture(open: factory, wake: { wakeup.signal() })
+            : SensorCapture(open: factory, handsOverPollable: true, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()
@@ -264,7 +264,7 @@ final class Supervisor {
         for event in events {
             // A handler below may close or replace the capture; the rest of this batch is stale then.
             guard self.capture === capture else { return }
-            defer { if case .sample = event {} else { noteOutcome() } }
+            defer { switch event { case .sample, .handedOver: break; default: noteOutcome() } }
             switch event {
             case .opened(let sensors, let abilities):
                 self.abilities = abilities
@@ -301,6 +301,9 @@ final class Supervisor {
                 rest.reset()
                 self.events.sensorsClosed()
                 fail(error)
+            case .handedOver:
+                takeOntoLoop(from: capture)
+                return
             case .ended:
                 self.capture = nil
                 abilities = SourceAbilities()
@@ -311,6 +314,19 @@ final class Supervisor {
                 setState(.lost)
             }
         }
+    }
+
+    /// The capture thread opened a source the loop reads itself and ended: from here on a
+    /// `LoopCapture` reads it (its `.opened` follows, as from any capture). The open stayed off
+    /// the loop: `Source=auto` learns only inside it, after a sysfs walk and perhaps an IIO
+    /// context, that it reads an evdev device.
+    private func takeOntoLoop(from thread: any RunningCapture) {
+        guard let source = (thread as? SensorCapture)?.takeHandedOver() else { return }
+        thread.stopAndWait()
+        let wakeup = self.wakeup
+        let onLoop = LoopCapture(loop: loop, opened: source, wake: { wakeup.signal() })
+        capture = onLoop
+        _ = onLoop.start()
     }
 
     private func fail(_ error: SensorError) {

@@ -263,7 +263,7 @@ extension EvdevMotionDriver: QueuedSampleSource {
             queue.removeAll(keepingCapacity: true)
             queueHead = 0
             try readQueued()
-            guard !queue.isEmpty else { return nil }
+            guard !queue.isEmpty else { noteSilence(); return nil }
         }
         let sample = queue[queueHead]
         queueHead += 1
@@ -272,8 +272,18 @@ extension EvdevMotionDriver: QueuedSampleSource {
     }
 }
 
+/// Read on the event loop (`LoopCapture`): its node is watched while a due sample is awaited,
+/// otherwise the loop takes at the forecast arrival of the sample it needs.
+extension EvdevMotionDriver: PollableSource {
+    public var nextReadable: Int64 {
+        forecast.nextArrival
+    }
+
+    public var descriptor: Int32? { fd >= 0 ? fd : nil }
+}
+
 /// At rest the device keeps reporting at its rate (nothing in the input ABI slows it down): the
-/// capture thread looks in batches instead of at every report, as few as the kernel's small
+/// loop looks in batches instead of at every report, as few as the kernel's small
 /// queue allows (`queueSpan`).
 extension EvdevMotionDriver: RestingSource {
     public func enterRest(_ request: RestRequest) throws(SensorError) -> RestPace {

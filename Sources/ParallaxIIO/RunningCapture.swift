@@ -37,6 +37,10 @@ public enum CaptureEvent: Sendable, Equatable {
     case failed(SensorError)
     /// The stream ended normally (a replay without looping); the capture has ended.
     case ended
+    /// The source opened is one the event loop reads itself (a `PollableSource`): the capture
+    /// thread opened it and ended; the loop takes it (`SensorCapture.takeHandedOver`) and reads
+    /// it from here on (`LoopCapture`). Its `.opened` comes from there.
+    case handedOver
     /// The source runs at its rest pace for the loop's order `order` (`RestOrder.serial`,
     /// SensorCapture+Rest.swift).
     case resting(RestPace, order: UInt64)

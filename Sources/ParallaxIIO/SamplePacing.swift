@@ -66,8 +66,16 @@ public struct SampleNeed: Sendable, Equatable {
 
 /// A source the event loop may read itself, with no thread (docs/capture-loop-plan.md): every
 /// take is non-blocking, and it says when its next sample becomes readable, so the loop arms a
-/// timer for it instead of a thread waiting. A replay today.
+/// timer for it instead of a thread waiting. A replay, an evdev motion device.
 public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource {
     /// When (monotonic ns) the next sample becomes readable; `.max` when none will.
     var nextReadable: Int64 { get }
+    /// Readable (EPOLLIN) when samples are there: an evdev node. The loop watches it only while
+    /// it waits for a sample already due, so that a device reporting faster than frames are due
+    /// does not wake it per report; nil: `nextReadable` alone says when (a replay's due rows).
+    var descriptor: Int32? { get }
+}
+
+extension PollableSource {
+    public var descriptor: Int32? { nil }
 }

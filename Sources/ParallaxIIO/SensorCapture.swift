@@ -29,13 +29,22 @@ public final class SensorCapture: RunningCapture, Sendable {
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     let wake: @Sendable () -> Void
+    /// A `PollableSource` opened goes to the loop (`.handedOver`) instead of being read here.
+    private let handsOverPollable: Bool
+    /// The source handed over, until the loop takes it.
+    private let handedOver = Mutex<HandedOverSource?>(nil)
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
+    ///   - handsOverPollable: a source the loop can read itself is handed to it once opened
+    ///     (`takeHandedOver`), and the thread ends: the open may block (a sysfs walk, an IIO
+    ///     context), the reads of such a source never do.
     ///   - wake: called (from the capture thread) whenever events are queued.
     public init(open: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
+                handsOverPollable: Bool = false,
                 wake: @escaping @Sendable () -> Void) {
         self.open = open
+        self.handsOverPollable = handsOverPollable
         self.wake = wake
         let fd = plx_eventfd()
         wakeFD = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
@@ -95,6 +104,29 @@ public final class SensorCapture: RunningCapture, Sendable {
         shared.withLock { $0.drain() }
     }
 
+    /// The source the capture thread opened and handed over (`.handedOver`), once; the caller
+    /// owns it from here on (reads and closes it). nil when there is none, or it was taken.
+    public func takeHandedOver() -> (any PollableSource)? {
+        handedOver.withLock { $0.take() }?.markTaken()
+    }
+
+    /// An opened source on its way from the capture thread, which never touches it again once
+    /// it is here, to the loop. Unchecked Sendable: one side holds it at a time. Closed when
+    /// nobody takes it (the capture stopped meanwhile).
+    final class HandedOverSource: @unchecked Sendable {
+        let source: any PollableSource
+        private var taken = false
+
+        init(_ source: any PollableSource) { self.source = source }
+
+        func markTaken() -> any PollableSource {
+            taken = true
+            return source
+        }
+
+        deinit { if !taken { source.close() } }
+    }
+
     /// Who may read the opened source, decided under the slot's lock: one state, so that the loop
     /// can never take from a source at rest, or from one that has failed. Unchecked Sendable: the
     /// source inside is only touched under the slot's lock, by one thread at a time.
@@ -139,6 +171,13 @@ public final class SensorCapture: RunningCapture, Sendable {
             driver = try open()
         } catch {
             post(.failed(error))
+            return
+        }
+        if handsOverPollable, let pollable = driver as? any PollableSource {
+            // The loop reads it from here on: no thread, no lock on the sample's way.
+            let box = HandedOverSource(pollable)
+            handedOver.withLock { $0 = box }
+            post(.handedOver)
             return
         }
         defer { driver.close() }

@@ -33,11 +33,15 @@ import Testing
         /// Stops the loop when true, checked at each wake.
         var until: (Rig) -> Bool = { _ in true }
 
-        init(path: String) throws {
-            loop = try EventLoop()
-            capture = LoopCapture(loop: loop, open: { () throws(SensorError) -> any SensorDriver in
+        convenience init(path: String) throws {
+            try self.init(open: { () throws(SensorError) -> any SensorDriver in
                 try ReplayDriver(path: path, loop: false, logger: Logger(label: "test"))
-            }, wake: { [unowned self] in
+            })
+        }
+
+        init(open: @escaping () throws(SensorError) -> any SensorDriver) throws {
+            loop = try EventLoop()
+            capture = LoopCapture(loop: loop, open: open, wake: { [unowned self] in
                 self.wakes.append(plx_monotonic_ns())
                 // As the daemon: the wake is handled on the loop's next turn.
                 self.loop.schedule(at: plx_monotonic_ns()) { [unowned self] in

@@ -53,7 +53,10 @@ import Testing
 
         func sensorsOpened() { note("opened") }
         func sensorsClosed() { note("closed") }
-        func sensorSample(_ sample: Sample) { samples.append(sample.t) }
+        func sensorSample(_ sample: Sample) {
+            samples.append(sample.t)
+            if stopWhen(log) { loop.stop() }
+        }
         func sampleBatchEnded() {}
         func sensorStateChanged(_ state: SensorState) { note("state \(state.rawValue)") }
         func sensorsFirstOutcome() { note("first outcome") }
@@ -114,6 +117,38 @@ import Testing
         loop.run()
         #expect(opens.count == 1)
         supervisor.closeNow(wait: true)
+    }
+
+    @Test func aPollableSourceTheCaptureThreadOpenedIsReadOnTheLoop() throws {
+        final class WriteEnd: Sendable { let fd = Atomic<Int32>(-1) }
+        let writeEnd = WriteEnd()
+        let loop = try EventLoop()
+        let wakeup = try SensorWakeup()
+        let events = RecordingEvents(loop: loop)
+        let supervisor = Supervisor(
+            loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"), source: "pipe",
+            factory: { [writeEnd] () throws(SensorError) -> any SensorDriver in
+                // Opened on the capture thread, as `Source=auto` opens an evdev node.
+                guard let source = try? LoopCaptureDescriptorTests.PipeSource() else { throw SensorError(.lost, "no pipe") }
+                writeEnd.fd.store(source.writeEnd, ordering: .relaxed)
+                return source
+            }, linger: 0)
+        _ = try loop.watch(wakeup.fd, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        events.stopWhen = { (log: [String]) in log.contains("opened") }
+        supervisor.setDemand(true)
+        loop.run()
+        defer { supervisor.closeNow(wait: true) }
+        // The first outcome waits for the loop capture's `.opened`, not the hand-over.
+        #expect(Array(events.log.prefix(3)) == ["opened", "state ok", "first outcome"])
+        #expect(supervisor.capture is LoopCapture, "the capture thread kept the pollable source")
+        // Every sample wakes the loop (no need planned): the descriptor's readiness brings them.
+        events.stopWhen = { _ in events.samples.count >= 3 }
+        let bytes: [UInt8] = [1, 1, 1]
+        _ = bytes.withUnsafeBytes { write(writeEnd.fd.load(ordering: .relaxed), $0.baseAddress, $0.count) }
+        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        loop.run()
+        #expect(events.samples.count == 3)
     }
 
     @Test func noDemandOpensNothing() throws {

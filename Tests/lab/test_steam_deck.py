@@ -122,15 +122,17 @@ def test_deck_without_lizard_mode_signs_rest_and_hidraw(lab, make_deck, daemons)
 
 
 # Wake-ups a second the daemon may make (all threads) for 4 × 60 Hz subscribers of the Deck:
-# a fraction of its reports (≈ 250 a second), where one wake-up per report is what a forecast
-# counted from the reports' arrivals cost (ReportForecast.swift).
-PER_REPORT_SHARE = 0.6
+# under half its reports (≈ 250 a second). One wake-up per report is what a forecast counted
+# from the reports' arrivals cost (ReportForecast.swift), and a capture thread's own.
+PER_REPORT_SHARE = 0.5
 WAKEUP_WINDOW = 4.0
 
 
-def switches(lab, pid):
-    """Context switches (voluntary and not) of every thread of process `pid` in the guest."""
-    out = lab.run(f"cat /proc/{pid}/task/*/status | grep ctxt_switches").stdout
+def sleeps(lab, pid):
+    """Voluntary context switches of every thread of process `pid` in the guest: each is a
+    sleep, and so a wake-up after it (the involuntary ones are the guest's scheduler preempting
+    it for the Deck's emulation and the subscribers)."""
+    out = lab.run(f"cat /proc/{pid}/task/*/status | grep '^voluntary_ctxt_switches'").stdout
     return sum(int(line.split()[1]) for line in out.splitlines())
 
 
@@ -144,14 +146,17 @@ def test_deck_wakes_the_daemon_per_frame_not_per_report(lab, make_deck, daemons,
     subs = [d.subscribe_async(seconds=30, frames=int(60 * (WAKEUP_WINDOW + 6)), rate=60) for _ in range(4)]
     st = await_status(d, lambda s: s.get('subscribers', 0) >= 4 and s.get('rates', {}).get('frames', 0) > 0, 20)
     assert st.get('subscribers') == 4, st
-    before, t0 = switches(lab, d.pid), time.monotonic()
+    before, t0 = sleeps(lab, d.pid), time.monotonic()
     time.sleep(WAKEUP_WINDOW)    # the window measured, not a wait for an event
-    woke = (switches(lab, d.pid) - before) / (time.monotonic() - t0)
+    woke = (sleeps(lab, d.pid) - before) / (time.monotonic() - t0)
+    threads = lab.run(f'cat /proc/{d.pid}/task/*/comm').stdout.split()
     rates = d.status()['rates']
     for sub in subs:
         sub.result()
     assert rates['input'] > 100, rates
-    assert woke < PER_REPORT_SHARE * rates['input'], (woke, rates, d.log_tail())
+    assert woke < PER_REPORT_SHARE * rates['input'], (woke, rates, threads, d.log_tail())
+    # Read on the event loop: no capture thread (docs/architecture.md "Threads").
+    assert threads == ['parallaxd'], threads
     with capsys.disabled():
         print(f"\n  Steam Deck, 4 × 60 Hz subscribers: daemon wake-ups {woke:.0f}/s at {rates['input']:.0f} reports/s"
               f" ({rates['frames']:.0f} frames/s)")
