@@ -146,9 +146,13 @@ def test_deck_wakes_the_daemon_per_frame_not_per_report(lab, make_deck, daemons,
     subs = [d.subscribe_async(seconds=30, frames=int(60 * (WAKEUP_WINDOW + 6)), rate=60) for _ in range(4)]
     st = await_status(d, lambda s: s.get('subscribers', 0) >= 4 and s.get('rates', {}).get('frames', 0) > 0, 20)
     assert st.get('subscribers') == 4, st
-    before, t0 = sleeps(lab, d.pid), time.monotonic()
+    # The floor, in the same window: a process that only sleeps to a 60 Hz clock.
+    floor = lab.run_background('exec python3 -c "import time; [time.sleep(1 / 60) for _ in iter(int, 1)]"', '/tmp/floor.log')
+    before, floor_before, t0 = sleeps(lab, d.pid), sleeps(lab, floor), time.monotonic()
     time.sleep(WAKEUP_WINDOW)    # the window measured, not a wait for an event
     woke = (sleeps(lab, d.pid) - before) / (time.monotonic() - t0)
+    floor_woke = (sleeps(lab, floor) - floor_before) / (time.monotonic() - t0)
+    lab.run(['kill', str(floor)])
     threads = lab.run(f'cat /proc/{d.pid}/task/*/comm').stdout.split()
     rates = d.status()['rates']
     for sub in subs:
@@ -159,7 +163,7 @@ def test_deck_wakes_the_daemon_per_frame_not_per_report(lab, make_deck, daemons,
     assert threads == ['parallaxd'], threads
     with capsys.disabled():
         print(f"\n  Steam Deck, 4 × 60 Hz subscribers: daemon wake-ups {woke:.0f}/s at {rates['input']:.0f} reports/s"
-              f" ({rates['frames']:.0f} frames/s)")
+              f" ({rates['frames']:.0f} frames/s); floor, a 60 Hz sleeper: {floor_woke:.0f}/s")
 
 
 def test_deck_in_lizard_mode_moves_once_options_is_held(lab, make_deck, daemons):
