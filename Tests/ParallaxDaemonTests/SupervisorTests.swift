@@ -73,15 +73,20 @@ import Testing
 
     /// A loop, a supervisor on it and its recorded events; `opens` counts factory calls.
     static func make(samples: Int, endsAsLost: Bool, opens: Counter) throws -> (EventLoop, Supervisor, RecordingEvents) {
+        try make { [opens] () throws(SensorError) -> any SensorDriver in
+            opens.increment()
+            return ScriptedDriver(samples: samples, endsAsLost: endsAsLost)
+        }
+    }
+
+    /// A loop, a supervisor on it opening with `factory`, and its recorded events.
+    static func make(factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver) throws
+        -> (EventLoop, Supervisor, RecordingEvents) {
         let loop = try EventLoop()
         let wakeup = try SensorWakeup()
         let events = RecordingEvents(loop: loop)
-        let supervisor = Supervisor(
-            loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"), source: "scripted",
-            factory: { [opens] () throws(SensorError) -> any SensorDriver in
-                opens.increment()
-                return ScriptedDriver(samples: samples, endsAsLost: endsAsLost)
-            }, linger: 0)
+        let supervisor = Supervisor(loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"),
+                                    source: "scripted", factory: factory, linger: 0)
         _ = try loop.watch(wakeup.fd, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
         loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
         return (loop, supervisor, events)
@@ -122,19 +127,12 @@ import Testing
     @Test func aPollableSourceTheCaptureThreadOpenedIsReadOnTheLoop() throws {
         final class WriteEnd: Sendable { let fd = Atomic<Int32>(-1) }
         let writeEnd = WriteEnd()
-        let loop = try EventLoop()
-        let wakeup = try SensorWakeup()
-        let events = RecordingEvents(loop: loop)
-        let supervisor = Supervisor(
-            loop: loop, wakeup: wakeup, events: events, logger: Logger(label: "test"), source: "pipe",
-            factory: { [writeEnd] () throws(SensorError) -> any SensorDriver in
-                // Opened on the capture thread, as `Source=auto` opens an evdev node.
-                guard let source = try? LoopCaptureDescriptorTests.PipeSource() else { throw SensorError(.lost, "no pipe") }
-                writeEnd.fd.store(source.writeEnd, ordering: .relaxed)
-                return source
-            }, linger: 0)
-        _ = try loop.watch(wakeup.fd, events: PLX_EPOLLIN) { _ in supervisor.samplesReady() }
-        loop.schedule(at: plx_monotonic_ns() + EventLoopTests.guardTimeout) { loop.stop() }
+        let (loop, supervisor, events) = try Self.make { [writeEnd] () throws(SensorError) -> any SensorDriver in
+            // Opened on the capture thread, as `Source=auto` opens an evdev node.
+            guard let source = try? LoopCaptureDescriptorTests.PipeSource() else { throw SensorError(.lost, "no pipe") }
+            writeEnd.fd.store(source.writeEnd, ordering: .relaxed)
+            return source
+        }
         events.stopWhen = { (log: [String]) in log.contains("opened") }
         supervisor.setDemand(true)
         loop.run()
