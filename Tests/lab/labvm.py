@@ -153,6 +153,9 @@ class Lab:
         self.kernel = DEFAULT_KERNEL
         self._ready = threading.Event()
         self._exited = threading.Event()
+        # What ended the guest first, for the error: qemu's exit (with its status) or the
+        # agent's connection closing under a running qemu.
+        self._exit_reason = None
         self._replies = {}
         self._cond = threading.Condition()
         self._next_id = 0
@@ -200,7 +203,7 @@ class Lab:
         deadline = t0 + timeout
         while not self._ready.wait(0.5):
             if self._exited.is_set() or time.monotonic() > deadline:
-                why = 'qemu exited' if self._exited.is_set() else f'no agent after {timeout} s'
+                why = self._exit_reason or 'qemu exited' if self._exited.is_set() else f'no agent after {timeout} s'
                 self.shutdown()
                 raise LabError(f'lab did not boot ({why}); console:\n' + self.console_tail())
         # The agent printed its marker after opening the port; the first request proves the path.
@@ -225,18 +228,24 @@ class Lab:
                 log.flush()
                 if READY in line:
                     self._ready.set()
-        self.proc.wait()
-        self._exited.set()
+        rc = self.proc.wait()
+        self._note_exit(f'qemu exited with status {rc}')
+
+    def _note_exit(self, reason):
         with self._cond:
+            if self._exit_reason is None:
+                self._exit_reason = reason
+            self._exited.set()
             self._cond.notify_all()
 
     def _reply_reader(self):
         buf = b''
+        reason = 'the agent closed its connection'
         while True:
             try:
                 chunk = self.conn.recv(65536)
-            except OSError:
-                chunk = b''
+            except OSError as e:
+                chunk, reason = b'', f'reading from the agent failed: {e}'
             if not chunk:
                 break
             buf += chunk
@@ -249,9 +258,7 @@ class Lab:
                 with self._cond:
                     self._replies[obj.get('id')] = obj
                     self._cond.notify_all()
-        self._exited.set()
-        with self._cond:
-            self._cond.notify_all()
+        self._note_exit(reason + ('' if self.proc.poll() is None else f' (qemu exited with status {self.proc.poll()})'))
 
     def console_tail(self, lines=40):
         try:
@@ -284,7 +291,7 @@ class Lab:
                 if left <= 0:
                     raise LabError(f'no reply from the guest within {timeout} s to {req!r}')
                 if self._exited.is_set():
-                    raise LabError(f'the guest went away during {req!r}; console:\n' + self.console_tail())
+                    raise LabError(f'the guest went away during {req!r} ({self._exit_reason}); console:\n' + self.console_tail())
                 self._cond.wait(left)
             return self._replies.pop(rid)
 
