@@ -5,9 +5,10 @@ import SystemPackage
 
 /// A capture the event loop reads itself (docs/capture-loop-plan.md, steps 5 and 6): a
 /// `PollableSource` (a replay, an evdev motion device), read on the loop's timers, and on its
-/// descriptor while a due sample is awaited, with no thread, no lock and no eventfd of its own. It carries out the same decisions as the capture thread
-/// (`SamplePacer.sleepTarget` and `SampleNeed.wakes` for pacing, `RestCycle.Watch` at rest), so
-/// the supervisor cannot tell the two apart: both are a `RunningCapture`.
+/// descriptor while a due sample is awaited, with no thread, no lock and no eventfd of its own.
+/// It carries out the same decisions as the capture thread (`SamplePacer.sleepTarget` and
+/// `SampleNeed.wakes` for pacing, `RestCycle.Watch` at rest), so the supervisor cannot tell the
+/// two apart: both are a `RunningCapture`.
 ///
 /// Why: a capture thread costs the daemon a second wake-up per batch (the thread's, then the
 /// loop's) and ten synchronized fields; a source that never blocks needs neither.
@@ -120,6 +121,11 @@ final class LoopCapture: RunningCapture {
 
     private func schedule(at deadline: Int64) {
         cancelWaits()
+        armTimer(at: deadline)
+    }
+
+    /// The next step at `deadline` (none at `.max`), beside whatever else is awaited.
+    private func armTimer(at deadline: Int64) {
         guard deadline != .max else { return }
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
@@ -140,10 +146,7 @@ final class LoopCapture: RunningCapture {
             watched = (token, fd)
             deadline = now + Self.longestWatch
         } catch {}
-        timer = loop.schedule(at: deadline) { [unowned self] in
-            self.timer = nil
-            self.step()
-        }
+        armTimer(at: deadline)
     }
 
     /// What the capture thread's loop does in one turn, then the timer for the next.

@@ -203,7 +203,7 @@ class Lab:
         deadline = t0 + timeout
         while not self._ready.wait(0.5):
             if self._exited.is_set() or time.monotonic() > deadline:
-                why = self._exit_reason or 'qemu exited' if self._exited.is_set() else f'no agent after {timeout} s'
+                why = (self._exit_reason or 'qemu exited') if self._exited.is_set() else f'no agent after {timeout} s'
                 self.shutdown()
                 raise LabError(f'lab did not boot ({why}); console:\n' + self.console_tail())
         # The agent printed its marker after opening the port; the first request proves the path.
