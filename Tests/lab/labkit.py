@@ -45,6 +45,7 @@ class GuestHub:
                 argv += [option, ','.join(f'{k}={v}' for k, v in values.items())]
         # Returns once the kernel has made the IIO devices.
         self.lab.check(argv + ['--timeout', str(timeout)], timeout=timeout + 30)
+        self.started = True
         self.names = ['accel_3d'] if accel_only else ['accel_3d', 'gyro_3d']
 
     def wait_iio(self, names, timeout=30, absent=False):
@@ -68,10 +69,14 @@ class GuestHub:
         return self.status()['sensors'][name]
 
     def stop(self):
-        try:
-            self.ctl('quit')          # replies once the IIO devices are gone
-        except LabError:
-            pass
+        """Quits the device program; it replies once its devices are gone. Raises LabError if a
+        started device could not be quit: its devices would stay and mislead the next test."""
+        if not getattr(self, 'started', False):
+            return
+        reply = self.ctl('quit')
+        self.started = False
+        if not reply.get('ok'):
+            raise LabError(f'{self.socket}: quit left its devices behind: {reply}')
 
 
 class GuestImu(GuestHub):
@@ -82,6 +87,7 @@ class GuestImu(GuestHub):
         argv = ['python3', IMU, 'serve', '--chip', chip, '--background', '--socket', self.socket,
                 '--log', self.log, '--rate', str(rate)]
         out = self.lab.check(argv, timeout=timeout)
+        self.started = True
         self.info = json.loads(out.split(' ', 3)[3])
         self.names = list(self.info['iio'])
         return self.info
@@ -95,6 +101,7 @@ class GuestDeck(GuestHub):
         argv = ['python3', DECK, 'serve', '--background', '--socket', self.socket, '--log', self.log,
                 '--rate', str(rate), '--lizard-mode', str(lizard_mode)]
         out = self.lab.check(argv, timeout=timeout)
+        self.started = True
         self.info = json.loads(out.split(' ', 3)[3])
         return self.info
 

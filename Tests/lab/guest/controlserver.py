@@ -71,6 +71,11 @@ def serve(make_device, socket_path, background=False, log=None):
                     reply = device.handle(json.loads(line))
                 except Exception as e:  # noqa: BLE001 - reported to the caller
                     reply = dict(ok=False, error=f'{type(e).__name__}: {e}')
+                if device.stopping:
+                    # The name goes before the reply: a caller that starts the next device at the
+                    # same path once it has the reply must not have its socket removed by this
+                    # process's exit.
+                    unlink_if_ours()
                 self.wfile.write((json.dumps(reply) + '\n').encode())
                 self.wfile.flush()
                 if device.stopping:
@@ -81,7 +86,16 @@ def serve(make_device, socket_path, background=False, log=None):
         os.unlink(socket_path)
     server = socketserver.ThreadingUnixStreamServer(socket_path, Handler)
     server.daemon_threads = True
+    ours = os.stat(socket_path).st_ino
+
+    def unlink_if_ours():
+        try:
+            if os.stat(socket_path).st_ino == ours:
+                os.unlink(socket_path)
+        except FileNotFoundError:
+            pass
+
     say(f'ready pid={os.getpid()} socket={socket_path} ' + json.dumps(device.status()))
     server.serve_forever()
-    os.unlink(socket_path)
+    unlink_if_ours()
     return 0
