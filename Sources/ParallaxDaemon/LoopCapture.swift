@@ -74,6 +74,9 @@ final class LoopCapture: RunningCapture {
 
     func stopAndWait() { stop() }
 
+    /// `stop` closes the source on the loop: nothing of it outlives the call.
+    var ending: CaptureEnd? { nil }
+
     func events() -> (events: [CaptureEvent], dropped: Int) { queue.drain() }
 
     func takeQueuedEvents() -> (events: [CaptureEvent], dropped: Int, newestArrival: Int64)? {

@@ -31,8 +31,8 @@ extension Supervisor {
         logger.notice("iio-sensor-proxy \(running ? "starting or running: giving its buffer back" : "stopped: taking its buffer"), reopening the sensors")
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         retryDelay = Self.firstRetryDelay
-        // As an arrival's reopen: the loop never waits for the old capture thread; a buffer it
-        // still holds is waited for by the new open (PreviousCaptureHold).
+        // As an arrival's reopen: the loop never waits for the old capture thread; the new
+        // capture's thread does, before it opens (CaptureEnd.swift).
         closeCapture()
         open()
     }

@@ -34,6 +34,9 @@ final class Supervisor {
     private var linger: Int64
     private let wakeup: SensorWakeup
     private(set) var capture: (any RunningCapture)?
+    /// Captures stopped without waiting whose threads may still hold the devices: the next open
+    /// waits for them (CaptureEnd.swift), on its capture thread.
+    private var stillClosing: [CaptureEnd] = []
     /// What the current capture's source can do, from its `.opened` (none before).
     private(set) var abilities = SourceAbilities()
     private(set) var demanded = false
@@ -168,7 +171,7 @@ final class Supervisor {
         let wakeup = self.wakeup
         let capture: any RunningCapture = readsOnLoop
             ? LoopCapture(loop: loop, open: factory, wake: { wakeup.signal() })
-            : SensorCapture(open: factory, handsOverPollable: true, wake: { wakeup.signal() })
+            : SensorCapture(open: afterClosingCaptures(factory), handsOverPollable: true, wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()
@@ -185,10 +188,32 @@ final class Supervisor {
         abilities = SourceAbilities()
         cancelTake()
         rest.reset()
-        if wait { capture.stopAndWait() } else { capture.stop() }
+        if wait {
+            capture.stopAndWait()
+        } else {
+            capture.stop()
+            if let ending = capture.ending { stillClosing.append(ending) }
+        }
         sampleTimes = RateMeter()
         events.sensorsClosed()
         updateSensorProxyWatch()
+    }
+
+    /// `open`, once the captures still closing have let go of the devices, or after
+    /// `CaptureEnd.longestWait` each (an open then finds a busy buffer and says so). A replay's
+    /// open runs on the loop and touches no device: it does not come through here.
+    private func afterClosingCaptures(_ open: @escaping @Sendable () throws(SensorError) -> any SensorDriver)
+        -> @Sendable () throws(SensorError) -> any SensorDriver {
+        stillClosing.removeAll { $0.hasEnded }
+        guard !stillClosing.isEmpty else { return open }
+        let closing = stillClosing
+        let logger = self.logger
+        return { () throws(SensorError) -> any SensorDriver in
+            for ending in closing where !ending.wait(upTo: CaptureEnd.longestWait) {
+                logger.notice("the sensors' previous capture has not let go of them after \(CaptureEnd.longestWait / 1_000_000) ms: opening anyway")
+            }
+            return try open()
+        }
     }
 
     /// Takes queued samples now (a new subscriber wants the current offset, not a batch old one).

@@ -1,9 +1,10 @@
 import Glibc
 
-/// A buffer this daemon still holds through a capture it is replacing: the loop never waits for
-/// an old capture thread to finish its read (Supervisor.closeCapture), so a reopen (iio-sensor-proxy
-/// stopped, a device came back) may find the buffer busy with our own descriptor, for as long as
-/// that read takes. Busy by another process means polling; busy by ourselves means a short wait.
+/// A buffer this daemon still holds through a capture it is replacing: a reopen (iio-sensor-proxy
+/// stopped, a device came back) waits for the old capture's end (CaptureEnd.swift), but no longer
+/// than `CaptureEnd.longestWait`; an old capture still in its read after that holds the buffer
+/// with our own descriptor. Busy by another process means polling; busy by ourselves means a
+/// short wait.
 enum PreviousCaptureHold {
     /// Longest wait for our own old capture to let go (ns): a HID hub's synchronous read is the
     /// slowest thing it can be in (up to the kernel's 5 s wait is a failing hub; 2 s is generous

@@ -11,6 +11,9 @@ public protocol RunningCapture: AnyObject {
     func stop()
     /// Stops and waits until the source is closed (at shutdown, so devices are released before exit).
     func stopAndWait()
+    /// When a capture that `stop` left running has closed its source (CaptureEnd.swift); nil
+    /// when `stop` itself closes it.
+    var ending: CaptureEnd? { get }
     /// Every queued event (oldest first) and the count of samples dropped since last time.
     func events() -> (events: [CaptureEvent], dropped: Int)
     /// The queued events and every sample the source holds now, taken without waiting;

@@ -33,6 +33,9 @@ public final class SensorCapture: RunningCapture, Sendable {
     private let handsOverPollable: Bool
     /// The source handed over, until the loop takes it.
     private let handedOver = Mutex<HandedOverSource?>(nil)
+    /// Set when the thread has closed the driver (or handed it over): a new capture of the same
+    /// devices opens only after it (Supervisor.open).
+    let end = CaptureEnd()
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
@@ -99,6 +102,8 @@ public final class SensorCapture: RunningCapture, Sendable {
         }
     }
 
+    public var ending: CaptureEnd? { end }
+
     /// Takes every queued event (oldest first) and the count of samples dropped since last time.
     public func events() -> (events: [Event], dropped: Int) {
         shared.withLock { $0.drain() }
@@ -164,6 +169,8 @@ public final class SensorCapture: RunningCapture, Sendable {
     public static let threadName = "plx-capture"
 
     private func run() {
+        // Last of all, after the driver's close (defers run last first).
+        defer { end.markEnded() }
         _ = plx_set_thread_name(Self.threadName)
         let shouldStop = { self.isStopping }
         let driver: any SensorDriver

@@ -149,6 +149,61 @@ import Testing
         #expect(events.samples.count == 3)
     }
 
+    /// What the capture threads did, in order, across threads.
+    final class Timeline: Sendable {
+        private let entries = Mutex<[String]>([])
+        func note(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var log: [String] { entries.withLock { $0 } }
+    }
+
+    /// A sample every 2 ms until stopped; its close takes `closeTakes` ns (a HID hub's buffer
+    /// disabled by feature reports) and is noted when done.
+    final class SlowClosingDriver: SensorDriver {
+        let sensors = [SensorDescription(kind: .accelerometer, device: "slow-closing", location: "test", rate: 500)]
+        let number: Int
+        let closeTakes: Int64
+        let timeline: Timeline
+        init(number: Int, closeTakes: Int64, timeline: Timeline) {
+            self.number = number
+            self.closeTakes = closeTakes
+            self.timeline = timeline
+        }
+        func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? {
+            guard !shouldStop() else { return nil }
+            usleep(2_000)
+            return Sample(t: plx_monotonic_ns(), accel: Vector3(0, -9.81, 0), gyro: nil)
+        }
+        func close() {
+            var pause = timespec(tv_sec: 0, tv_nsec: Int(closeTakes))
+            nanosleep(&pause, nil)
+            timeline.note("closed \(number)")
+        }
+    }
+
+    /// A reopen (iio-sensor-proxy came or went, a device came back) opens the devices only once
+    /// the capture it replaces has closed them, though the loop does not wait for that: else
+    /// the old close disables the new buffer, or removes the trigger the new open adopted.
+    @Test func aReopenOpensOnlyOnceThePreviousCaptureHasClosed() throws {
+        let timeline = Timeline()
+        let opens = Counter()
+        let (loop, supervisor, events) = try Self.make { [timeline, opens] () throws(SensorError) -> any SensorDriver in
+            opens.increment()
+            timeline.note("opened \(opens.count)")
+            return SlowClosingDriver(number: opens.count, closeTakes: 200_000_000, timeline: timeline)
+        }
+        events.stopWhen = { (log: [String]) in log.filter { $0 == "opened" }.count == 1 }
+        supervisor.setDemand(true)
+        loop.run()
+        let t0 = plx_monotonic_ns()
+        supervisor.closeCapture()
+        supervisor.open()
+        #expect(plx_monotonic_ns() - t0 < 100_000_000, "the loop waited for the old capture")
+        events.stopWhen = { (log: [String]) in log.filter { $0 == "opened" }.count == 2 }
+        loop.run()
+        supervisor.closeNow(wait: true)
+        #expect(timeline.log == ["opened 1", "closed 1", "opened 2", "closed 2"])
+    }
+
     @Test func noDemandOpensNothing() throws {
         let opens = Counter()
         let (loop, supervisor, events) = try Self.make(samples: 3, endsAsLost: false, opens: opens)
