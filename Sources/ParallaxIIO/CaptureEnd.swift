@@ -1,7 +1,6 @@
 import CLinux
 import Glibc
 import Synchronization
-import SystemPackage
 
 /// The moment a capture thread has let go of its devices: it closed its driver (or handed the
 /// source to the loop) and is about to end. A new capture of the same devices waits for it
@@ -20,33 +19,41 @@ public final class CaptureEnd: Sendable {
     /// Between looks (ns) when no eventfd could be had.
     static let step: Int64 = 10_000_000
 
-    private let ended = Atomic<Bool>(false)
-    /// Readable once ended, and stays so: any number of waiters.
-    private let signal: FileDescriptor?
+    /// Whether it has ended, and the eventfd a waiter made (readable once ended, and stays so):
+    /// made only when someone waits, which is rare (a reopen), so a capture costs no descriptor.
+    private let state = Mutex<(ended: Bool, signal: Int32)>((false, -1))
 
-    public init() {
-        let fd = plx_eventfd()
-        signal = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
+    public init() {}
+
+    deinit {
+        let fd = state.withLock { $0.signal }
+        if fd >= 0 { _ = Glibc.close(fd) }
     }
 
-    deinit { try? signal?.close() }
-
-    /// Called once by the capture thread, after its last touch of the devices.
+    /// Called by whoever closed the source, after its last touch of the devices.
     public func markEnded() {
-        ended.store(true, ordering: .releasing)
-        if let signal { _ = plx_eventfd_signal(signal.rawValue) }
+        state.withLock { s in
+            s.ended = true
+            if s.signal >= 0 { _ = plx_eventfd_signal(s.signal) }
+        }
     }
 
-    public var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    public var hasEnded: Bool { state.withLock { $0.ended } }
 
     /// Blocks until ended, at most `timeout` ns; true when it has ended. Never on the loop.
     public func wait(upTo timeout: Int64) -> Bool {
+        let signal = state.withLock { s -> Int32? in
+            if s.ended { return nil }
+            if s.signal < 0 { s.signal = plx_eventfd() }
+            return s.signal
+        }
+        guard let signal else { return true }
         let deadline = MonotonicClock.now().saturatingAdding(max(0, timeout))
         while !hasEnded {
             let left = deadline - MonotonicClock.now()
             guard left > 0 else { return false }
-            if let signal {
-                var fds = pollfd(fd: signal.rawValue, events: Int16(POLLIN), revents: 0)
+            if signal >= 0 {
+                var fds = pollfd(fd: signal, events: Int16(POLLIN), revents: 0)
                 _ = poll(&fds, 1, Int32(clamping: (left + 999_999) / 1_000_000))
             } else {
                 var pause = timespec(tv_sec: 0, tv_nsec: Int(min(left, Self.step)))

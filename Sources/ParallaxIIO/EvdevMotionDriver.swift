@@ -296,7 +296,8 @@ extension EvdevMotionDriver: RestingSource {
 
     public func leaveRest() throws(SensorError) { restPace = nil }
 
-    public var restWakeup: RestWakeup { RestWakeup() }
+    /// The next report's forecast: the loop looks no sooner than that (and a look interval).
+    public var restWakeup: RestWakeup { RestWakeup(due: forecast.nextArrival) }
 
     public func takeResting() throws(SensorError) -> Sample? { try takeQueued() }
 }

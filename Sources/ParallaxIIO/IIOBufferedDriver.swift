@@ -55,6 +55,11 @@ public final class IIOBufferedDriver: SensorDriver {
     let logger: Logger
     /// Time of the sample `nextSample` / `takeQueued` last returned.
     private var lastReturned: Int64 = 0
+    /// The devices are this machine's (`local:`): reading their buffers never blocks. A remote
+    /// context's refill is a network round trip.
+    let readsLocally: Bool
+    /// The event loop waited on `descriptor` for the next take's scans (`descriptorBecameReadable`).
+    var nextTakeWaited = false
 
     /// Why buffered capture did not start; the caller logs it and polls.
     public struct Unavailable: Error, Sendable, CustomStringConvertible {
@@ -103,6 +108,7 @@ public final class IIOBufferedDriver: SensorDriver {
             throw Unavailable(reason: error.message, nothingToCapture: true)
         }
         let isLocal = settings.uri == "local:"
+        readsLocally = isLocal
         let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)
         guard let accelChannels = found.accel else { throw Unavailable(reason: "no accelerometer", nothingToCapture: true) }
         let accelDevice = accelChannels.device
@@ -303,8 +309,9 @@ extension IIOBufferedDriver: QueuedSampleSource {
 
     public var hasEnded: Bool { false }
 
-    /// A polled accelerometer blocks for each reading: the capture thread alone reads then.
-    public var takesWithoutBlocking: Bool { polledAccel == nil }
+    /// A polled accelerometer blocks for each reading, and so does a remote context's refill:
+    /// the capture thread alone reads then.
+    public var takesWithoutBlocking: Bool { polledAccel == nil && readsLocally }
 
     /// When the first merged sample at or after `time` may go: for each stream, its first sample
     /// from `time` on, once every other stream has delivered the sample after which it cannot
@@ -326,10 +333,37 @@ extension IIOBufferedDriver: QueuedSampleSource {
 
     public func takeQueued() throws(SensorError) -> Sample? {
         if let sample = takeReady() { return sample }
-        if try refillAll(waited: false) == 0 && merger.count == 0 {
+        let waited = nextTakeWaited
+        nextTakeWaited = false
+        if try refillAll(waited: waited) == 0 && merger.count == 0 {
             try checkStall()
             return nil
         }
         return takeReady()
     }
+}
+
+/// Read on the event loop (docs/capture-loop-plan.md, step 7), where every device is local and
+/// no accelerometer is polled beside the buffers (`takesWithoutBlocking`): the capture thread
+/// opens it (the probe, the trigger, the first data wait) and hands it over.
+extension IIOBufferedDriver: PollableSource {
+    /// The next scan's forecast arrival, or a held sample's release if sooner.
+    public var nextReadable: Int64 {
+        min(expectedArrival(ofSampleAt: lastReturned.saturatingAdding(1)), merger.releaseTime() ?? .max)
+    }
+
+    /// Every buffer's descriptor and the removal watch's, as one epoll descriptor.
+    public var descriptor: Int32? { readiness }
+
+    /// A sample the merger holds for another device goes at its release at the latest; a device
+    /// that does not wake per scan (a watermark the kernel refused), or whose silence stands for
+    /// held values (a hub's sensitivity), is looked at every half period, as `nextSample` does.
+    public var lookAtTheLatest: Int64 {
+        let release = merger.releaseTime() ?? .max
+        guard !streams.allSatisfy({ $0.wakesPerScan && !$0.silenceMeansUnchanged }) else { return release }
+        let halfPeriod = max(1_000_000, (streams.map(\.period).min() ?? 0) / 2)
+        return min(release, MonotonicClock.now().saturatingAdding(halfPeriod))
+    }
+
+    public func descriptorBecameReadable() { nextTakeWaited = true }
 }

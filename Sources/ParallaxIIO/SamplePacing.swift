@@ -66,7 +66,7 @@ public struct SampleNeed: Sendable, Equatable {
 
 /// A source the event loop may read itself, with no thread (docs/capture-loop-plan.md): every
 /// take is non-blocking, and it says when its next sample becomes readable, so the loop arms a
-/// timer for it instead of a thread waiting. A replay, an evdev motion device.
+/// timer for it instead of a thread waiting. A replay, an evdev motion device, local IIO buffers.
 public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource {
     /// When (monotonic ns) the next sample becomes readable; `.max` when none will.
     var nextReadable: Int64 { get }
@@ -74,8 +74,16 @@ public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource 
     /// it waits for a sample already due, so that a device reporting faster than frames are due
     /// does not wake it per report; nil: `nextReadable` alone says when (a replay's due rows).
     var descriptor: Int32? { get }
+    /// While the loop waits on `descriptor`: when (monotonic ns) to look even if it stays quiet
+    /// (a sample held for another device is due to go); `.max`: the descriptor says when.
+    var lookAtTheLatest: Int64 { get }
+    /// The loop waited on `descriptor` and it became readable: what the next take reads was
+    /// waited for (a forecast learns from it how late samples come).
+    func descriptorBecameReadable()
 }
 
 extension PollableSource {
     public var descriptor: Int32? { nil }
+    public var lookAtTheLatest: Int64 { .max }
+    public func descriptorBecameReadable() {}
 }

@@ -180,7 +180,7 @@ public final class SensorCapture: RunningCapture, Sendable {
             post(.failed(error))
             return
         }
-        if handsOverPollable, let pollable = driver as? any PollableSource {
+        if handsOverPollable, let pollable = driver as? any PollableSource, pollable.takesWithoutBlocking {
             // The loop reads it from here on: no thread, no lock on the sample's way.
             let box = HandedOverSource(pollable)
             handedOver.withLock { $0 = box }

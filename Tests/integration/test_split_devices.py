@@ -19,7 +19,7 @@ import threading
 import time
 
 import plx
-from helpers import (CROSS_AXIS_LIMIT, SIGN_THRESHOLD, TURN_THRESHOLD, describe, expect_offset, subscribe_ready,
+from helpers import (CROSS_AXIS_LIMIT, SIGN_THRESHOLD, TURN_THRESHOLD, context_switches, describe, expect_offset, subscribe_ready,
                      sleeps_under_typical_load, thread_sleeps, tilt_x, turn_y, wait_log, wait_resting)
 import pytest
 
@@ -31,8 +31,13 @@ NOISE_LSB = 1
 # here m/s² and rad/s: the emulated scales 0.01 and 0.001 are plain powers of ten).
 REST_ACCEL_HYSTERESIS = 0.15
 REST_GYRO_HYSTERESIS = 0.05
-# How long the capture thread is watched at rest (s), and the wake-ups it may make meanwhile.
-QUIET_SECONDS = 3.0
+# How long the daemon is watched at rest (s), from the status that said it rests, and the
+# wake-ups it may make meanwhile: the end of that status request, the one drain of the samples
+# kept while coming to rest (2 s after the rest began), and one spare (seen once in a full
+# integration run, under load; 1–2 are usual). A timer or poll slice of any period under 3 s
+# would add at least two.
+QUIET_SECONDS = 6.0
+QUIET_WAKEUPS = 3
 # The onset budget (docs/power.md): from the first moving report to a frame.
 ONSET_BUDGET = 0.1
 
@@ -220,7 +225,7 @@ def test_another_devices_trigger_is_never_assigned(start_daemon, testbed):
 
 
 @pytest.mark.parametrize('with_gyro', [True, False], ids=['accel+gyro', 'accel-only'])
-def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(start_daemon, testbed, feeders, with_gyro):
+def test_hub_rests_silent_and_the_daemon_sleeps_until_the_first_motion(start_daemon, testbed, feeders, with_gyro):
     # Lying face-up on a desk from the start, with a still sensor's noise.
     daemon, accel, gyro, started, _ = start_split(start_daemon, testbed, feeders, noise_lsb=NOISE_LSB, gyro=with_gyro,
                                                   accel_kw={'initial_accel': plx.FACE_UP})
@@ -242,17 +247,23 @@ def test_hub_rests_silent_and_the_capture_thread_sleeps_until_the_first_motion(s
         assert testbed.get_raw(d, 'buffer/enable') == '1'
     assert 'at rest at the hub' in daemon.stderr_text()
 
-    # The samples kept while coming to rest drain once (≤ 2 s); then nothing wakes the capture
-    # thread while the hub sends nothing: no poll slices, no stall timer, no drain.
-    time.sleep(2.5)
+    # The buffers are read on the event loop (LoopCapture.swift): no capture thread.
+    assert context_switches(daemon.pid, 'plx-capture') is None, 'buffered devices have a capture thread'
+    # Nothing wakes the daemon while the hub sends nothing but the one drain of the samples kept
+    # while coming to rest: no poll slices, no stall timer, no other drain.
     scans = sum(f.scans for _, f in hub)
-    before = thread_sleeps(daemon.pid, 'plx-capture')
-    time.sleep(QUIET_SECONDS)
-    wakeups = thread_sleeps(daemon.pid, 'plx-capture') - before
+    # Counted per half second, so that a failure says when.
+    counts = [thread_sleeps(daemon.pid, '*')]
+    for _ in range(int(QUIET_SECONDS * 2)):
+        time.sleep(0.5)
+        counts.append(thread_sleeps(daemon.pid, '*'))
+    slots = [b - a for a, b in zip(counts, counts[1:])]
+    wakeups = counts[-1] - counts[0]
     assert sum(f.scans for _, f in hub) == scans, 'the emulated hub sent scans at rest (noise above its sensitivity?)'
     assert all(f.suppressed > 0 for _, f in hub)
-    print('capture-thread wake-ups in %.0f s at rest: %d' % (QUIET_SECONDS, wakeups))
-    assert wakeups == 0, 'the capture thread woke %d times in %.0f s at rest' % (wakeups, QUIET_SECONDS)
+    print('daemon wake-ups in %.0f s at rest: %d (per half second: %s)' % (QUIET_SECONDS, wakeups, slots))
+    assert wakeups <= QUIET_WAKEUPS, 'the daemon woke %d times in %.0f s at rest (per half second: %s)\n%s' % (
+        wakeups, QUIET_SECONDS, slots, daemon.stderr_tail())
     status = client.status()
     assert status['resting'] is True and status.get('sensor', 'ok') == 'ok', status
     assert 'the buffer delivered nothing' not in daemon.stderr_text()
