@@ -5,7 +5,7 @@ import ParallaxMotion
 
 /// Kernel buffers at rest (docs/power.md). Each device rests on its own (`StreamRest`): a HID
 /// hub at the hub (its change sensitivity raised and its report interval slowed: it sends
-/// nothing while the device lies still, and the capture thread sleeps in poll() with no
+/// nothing while the device lies still, and its reader waits on the descriptor with no
 /// timeout), any other device at a slow rate from its `sampling_frequency_available` with the
 /// kernel waking poll() once per watermark's worth of scans.
 extension IIOBufferedDriver: RestingSource {

@@ -19,7 +19,7 @@ public final class IIOBufferedDriver: SensorDriver {
     /// bounds the batch, not the latency (a refill returns as soon as one scan is queued).
     public static let scansPerRefill = 16
     /// Scans the kernel queues for us (buffer/length): at 200 Hz, 1.28 s. libiio sets 4 × 16,
-    /// too little for a capture thread that sleeps between frames (SamplePacing.swift); a HID
+    /// too little for a reader that sleeps between frames (SamplePacing.swift); a HID
     /// hub's buffer starts at 2 and silently drops what does not fit.
     public static let kernelQueueScans = 256
     /// A capture none of whose devices delivers anything for this long (ns) counts as lost, so
@@ -40,7 +40,8 @@ public final class IIOBufferedDriver: SensorDriver {
     /// the polled accelerometer's.
     var merger: SampleMerger
     /// An epoll descriptor over every stream's buffer: readable when any of them is, so that
-    /// the capture thread waits on one descriptor whatever the number of devices.
+    /// its reader (the event loop, or a capture thread) waits on one descriptor whatever the
+    /// number of devices.
     let readiness: Int32
     /// Kernel uevents for local devices, in `readiness` too: a removal wakes a capture that
     /// sleeps at rest (DeviceRemovalWatch.swift). nil for remote contexts or without netlink.

@@ -22,15 +22,15 @@ public struct RestRequest: Sendable, Equatable {
     }
 }
 
-/// How a source runs at rest: its rate, how many samples one wake-up of the capture thread
-/// takes, and how the capture thread waits for them.
+/// How a source runs at rest: its rate, how many samples one wake-up of the capture (the event
+/// loop's, or a capture thread's) takes, and how it waits for them.
 public struct RestPace: Sendable, Equatable {
     /// Samples per second at rest (Hz).
     public var rate: Double
     /// Samples gathered per wake-up (a kernel buffer's watermark; a replay's rows per look).
     public var samplesPerWake: Int
-    /// The source wakes the capture thread itself through a descriptor (a kernel buffer that
-    /// honours its watermark); otherwise the capture thread looks every `lookInterval`.
+    /// The source wakes the capture itself through a descriptor (a kernel buffer that honours
+    /// its watermark); otherwise the capture looks every `lookInterval`.
     public var wakesThroughDescriptor: Bool
 
     public init(rate: Double, samplesPerWake: Int, wakesThroughDescriptor: Bool) {
@@ -39,10 +39,10 @@ public struct RestPace: Sendable, Equatable {
         self.wakesThroughDescriptor = wakesThroughDescriptor
     }
 
-    /// Time (ns) between the capture thread's looks when nothing wakes it.
+    /// Time (ns) between the capture's looks when nothing wakes it.
     public var lookInterval: Int64 { Int64(1e9 * Double(samplesPerWake) / max(rate, RestRequest.minimumRate)) }
 
-    /// Wake-ups per second of the capture thread at rest.
+    /// Wake-ups per second of the capture at rest.
     public var wakesPerSecond: Double { rate / Double(samplesPerWake) }
 
     /// The rest rate out of what a device offers (`available`, Hz; empty when it cannot be set)
@@ -81,7 +81,7 @@ public struct RestPace: Sendable, Equatable {
     }
 }
 
-/// When the capture thread next looks at a resting source.
+/// When the capture next looks at a resting source.
 public struct RestWakeup: Sendable, Equatable {
     /// Readable when samples are there (a kernel buffer past its watermark); -1: none.
     public var descriptor: Int32
@@ -95,9 +95,10 @@ public struct RestWakeup: Sendable, Equatable {
 }
 
 /// A source that can slow down while the device lies still, so that a device on a desk with a
-/// parallax wallpaper subscribed costs next to nothing (docs/power.md). Only the capture thread
-/// calls these (SamplePacer.swift names the one exception to that rule, which does not apply
-/// at rest: the loop does not take from a resting source).
+/// parallax wallpaper subscribed costs next to nothing (docs/power.md). Only the capture calls
+/// these: its thread, or for a source read on the event loop (LoopCapture.swift) the loop, with
+/// `enterRest` and `leaveRest` on a background thread while the loop leaves the source alone.
+/// The supervisor never takes from a resting source.
 public protocol RestingSource: AnyObject {
     /// Slows down for a device at rest; returns the pace chosen. Samples queued before it are
     /// taken first (by `takeResting`), so nothing is lost.
