@@ -31,6 +31,8 @@ final class LoopCapture: RunningCapture {
     /// At rest: the pace the source runs at and the rest's watch (RestCycle.swift).
     private var resting: (pace: RestPace, watch: RestCycle.Watch)?
     private var timer: EventLoop.TimerID?
+    /// When `timer` fires: a step that wants the same deadline keeps it.
+    private var timerDeadline: Int64 = 0
     /// A source watched this long (ns) without a sample is looked at anyway: a silent device's
     /// driver says why (hid-steam's lizard mode mutes a Steam Deck), at one wake-up a second.
     static let longestWatch: Int64 = 1_000_000_000
@@ -158,42 +160,48 @@ final class LoopCapture: RunningCapture {
         if let watched { loop.unwatch(watched.token, fd: watched.fd); self.watched = nil }
     }
 
-    private func schedule(at deadline: Int64) {
-        cancelWaits()
-        armTimer(at: deadline)
-    }
-
-    /// The next step at `deadline` (none at `.max`), beside whatever else is awaited.
-    private func armTimer(at deadline: Int64) {
+    /// The next step at `deadline` (none at `.max`), and when `descriptor` becomes readable (or
+    /// fails: the read then says how) if one is given. Where it cannot be watched, a timer at
+    /// `fallback`, at least a minimum sleep away. A descriptor already watched stays so, and a
+    /// timer already at `deadline` stays armed: a resting buffer or a late report wakes the loop
+    /// once, not once plus four syscalls.
+    private func wait(on descriptor: Int32?, until deadline: Int64, fallback: Int64 = .max) {
+        if let watched, watched.fd.rawValue != descriptor {
+            loop.unwatch(watched.token, fd: watched.fd)
+            self.watched = nil
+        }
+        var deadline = deadline
+        if let descriptor, watched == nil {
+            let fd = FileDescriptor(rawValue: descriptor)
+            do throws(Errno) {
+                let token = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in
+                    if self.resting == nil { self.source?.descriptorBecameReadable() }
+                    self.step()
+                }
+                watched = (token, fd)
+            } catch {
+                deadline = max(fallback, plx_monotonic_ns() + SamplePacer.minimumSleep)
+            }
+        }
+        if let timer {
+            guard timerDeadline != deadline else { return }
+            loop.cancel(timer)
+            self.timer = nil
+        }
         guard deadline != .max else { return }
+        timerDeadline = deadline
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
             self.step()
         }
     }
 
-    /// The next step when `descriptor` becomes readable (or fails: the read then says how), or
-    /// at `deadline`. Where it cannot be watched, a timer at `fallback`, at least a minimum
-    /// sleep away.
-    private func awaitReadable(_ descriptor: Int32, until deadline: Int64, fallback: Int64) {
-        cancelWaits()
-        let fd = FileDescriptor(rawValue: descriptor)
-        do throws(Errno) {
-            let token = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in
-                if self.resting == nil { self.source?.descriptorBecameReadable() }
-                self.step()
-            }
-            watched = (token, fd)
-            armTimer(at: deadline)
-        } catch {
-            armTimer(at: max(fallback, plx_monotonic_ns() + SamplePacer.minimumSleep))
-        }
-    }
-
     /// What the capture thread's loop does in one turn, then the timer for the next.
     private func step() {
-        cancelWaits()
-        guard let source, away == nil else { return }
+        guard let source, away == nil else {
+            cancelWaits()
+            return
+        }
         if resting != nil || order != nil {
             restStep(source)
             return
@@ -218,9 +226,9 @@ final class LoopCapture: RunningCapture {
                                              forecast: { source.expectedArrival(ofSampleAt: $0) })
         if target == nil, let descriptor = source.descriptor {
             let latest = max(source.lookAtTheLatest, now + SamplePacer.minimumSleep)
-            awaitReadable(descriptor, until: min(latest, now + Self.longestWatch), fallback: source.nextReadable)
+            wait(on: descriptor, until: min(latest, now + Self.longestWatch), fallback: source.nextReadable)
         } else {
-            schedule(at: target ?? max(source.nextReadable, now + SamplePacer.minimumSleep))
+            wait(on: nil, until: target ?? max(source.nextReadable, now + SamplePacer.minimumSleep))
         }
     }
 
@@ -265,11 +273,7 @@ final class LoopCapture: RunningCapture {
             resting = (pace, watch)
             let wakeup = source.restWakeup
             let deadline = watch.deadline(pace: pace, wakeup: wakeup)
-            if wakeup.descriptor >= 0 {
-                awaitReadable(wakeup.descriptor, until: deadline, fallback: now &+ pace.lookInterval)
-            } else {
-                schedule(at: deadline)
-            }
+            wait(on: wakeup.descriptor >= 0 ? wakeup.descriptor : nil, until: deadline, fallback: now &+ pace.lookInterval)
         }
     }
 
@@ -292,6 +296,8 @@ final class LoopCapture: RunningCapture {
     private func lend<Value: Sendable>(_ source: any PollableSource, restsAfter: Bool,
                                        _ write: @escaping @Sendable (any PollableSource) throws(SensorError) -> Value,
                                        then done: @escaping (Result<Value, SensorError>) -> Void) {
+        // Nothing on the loop reads the source until it is back.
+        cancelWaits()
         let away = Away(source, restsAfter: restsAfter)
         self.away = away
         let end = self.end
