@@ -42,6 +42,9 @@ final class LoopCapture: RunningCapture {
     private var away: Away?
     /// Set once the source is closed, wherever that ran (the supervisor's next open waits for it).
     private let end = CaptureEnd()
+    /// The source's close has begun (here, on a thread of its own, or after a write away): only
+    /// that close marks the end.
+    private var closing = false
 
     init(loop: EventLoop, open: @escaping () throws(SensorError) -> any SensorDriver, wake: @escaping () -> Void) {
         self.loop = loop
@@ -92,10 +95,12 @@ final class LoopCapture: RunningCapture {
     private func stop(waiting: Bool) {
         cancelWaits()
         guard let source else {
-            if away == nil { end.markEnded() }
+            // Never opened (a stop before the start): nothing to wait for.
+            if !closing { end.markEnded() }
             return
         }
         self.source = nil
+        closing = true
         var leavesRest = resting != nil
         resting = nil
         if let away {

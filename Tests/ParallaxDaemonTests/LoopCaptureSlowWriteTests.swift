@@ -140,6 +140,17 @@ import Testing
         #expect(rig.calls == ["close on the loop"])
     }
 
+    /// A capture that stopped itself (a failed read) and is then stopped again at shutdown: the
+    /// second stop waits for the first one's close, so devices are released before exit.
+    @Test func stopAndWaitAfterAStopWaitsForThatClose() throws {
+        let rig = try Rig(writeTakes: 200 * Self.ms)
+        #expect(rig.capture.start())
+        rig.capture.stop()
+        rig.capture.stopAndWait()
+        #expect(rig.calls == ["close off the loop"], "stopAndWait returned before the close")
+        #expect(rig.capture.ending?.hasEnded == true)
+    }
+
     @Test func aStoppedCaptureClosesOffTheLoopAndSaysWhenItHas() throws {
         let rig = try Rig(writeTakes: 100 * Self.ms)
         #expect(rig.capture.start())
