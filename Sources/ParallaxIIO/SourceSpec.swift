@@ -1,7 +1,7 @@
 import Logging
 
 /// Where samples come from (parallaxd(8) `--source SPEC`): `auto` (this machine's IIO devices,
-/// or its evdev motion device where IIO has no gyroscope: LocalSensorSelection),
+/// or its evdev motion device where IIO has no gyroscope: `LocalSources`, the table of kinds),
 /// `iio:<libiio URI>` (`iio:local:`, `iio:ip:HOST`, `iio:usb:…`) or `replay:FILE`.
 public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
     case auto
@@ -54,10 +54,7 @@ public enum SourceSpec: Sendable, Equatable, CustomStringConvertible {
                               logger: Logger) -> @Sendable () throws(SensorError) -> any SensorDriver {
         switch self {
         case .auto:
-            var local = iio
-            local.uri = "local:"
-            let settings = local
-            return { () throws(SensorError) -> any SensorDriver in try LocalSensorSelection.open(settings: settings, logger: logger) }
+            return { () throws(SensorError) -> any SensorDriver in try LocalSources.standard.open(settings: iio, logger: logger) }
         case .iio(let uri):
             var remote = iio
             remote.uri = uri

@@ -1,6 +1,6 @@
 // The pure parts of the evdev motion source (docs/sensors.md "evdev motion devices"): scaling by
 // the input ABI's resolution, the Steam Deck's axes in the screen frame (docs/frames.md),
-// MSC_TIMESTAMP unwrapping, discovery from sysfs and the IIO-or-evdev choice.
+// MSC_TIMESTAMP unwrapping and discovery from sysfs (the IIO-or-evdev choice: LocalSourcesTests).
 import Glibc
 import ParallaxMotion
 import Testing
@@ -138,16 +138,6 @@ struct EvdevMotionTests {
         // A counter far on after lost reports anchors again at the report.
         #expect(clock.time(count: 900_000_000, report: 1_200_000_000) == 1_200_000_000)
         #expect(clock.time(count: 900_004_000, report: 1_204_500_000) == 1_204_000_000)
-    }
-
-    @Test func theChoiceIsIIOFirstThenAnEvdevGyroscope() {
-        let deck = EvdevMotionCandidate(node: "event7", name: "Steam Deck Motion Sensors", hasGyroscope: true)
-        let pad = EvdevMotionCandidate(node: "event3", name: "accelerometer only", hasGyroscope: false)
-        #expect(LocalSensorSelection.choose(iioAccel: true, iioGyro: true, evdev: [deck]) == .iio)
-        #expect(LocalSensorSelection.choose(iioAccel: true, iioGyro: false, evdev: [pad, deck]) == .evdev(deck))
-        #expect(LocalSensorSelection.choose(iioAccel: true, iioGyro: false, evdev: [pad]) == .iio)
-        #expect(LocalSensorSelection.choose(iioAccel: false, iioGyro: false, evdev: [pad]) == .evdev(pad))
-        #expect(LocalSensorSelection.choose(iioAccel: false, iioGyro: false, evdev: []) == .iio)
     }
 
     @Test func candidatesComeFromSysfsBitmaps() throws {
