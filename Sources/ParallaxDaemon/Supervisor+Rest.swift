@@ -20,11 +20,11 @@ extension RestSettings {
     }
 }
 
-/// Power at rest, the loop's side (docs/power.md): the decisions are `RestCycle`'s; this
-/// carries them out. After each batch, order a rest or plan the next batch; while the device
-/// rests, plan nothing (the capture thread wakes the loop at the first motion, or every drain
-/// interval with the still samples, which the engine integrates in order); withdraw the rest
-/// when the daemon needs samples at full rate again.
+/// Power at rest, carried out on the capture (docs/power.md): the decisions are `RestKeeper`'s.
+/// After each batch, order a rest or plan the next batch; while the device rests, plan nothing
+/// (the capture wakes the loop at the first motion, or every drain interval with the still
+/// samples, which the engine integrates in order); withdraw the rest when the daemon needs
+/// samples at full rate again.
 extension Supervisor {
     var isResting: Bool { rest.pace != nil }
 
@@ -33,23 +33,29 @@ extension Supervisor {
 
     /// After a batch has been integrated and delivered.
     func afterBatch() {
-        let conditions = RestCycle.Conditions(
-            after: restSettings.after, canRest: capture != nil && abilities.rests,
-            stillFor: newestSample > 0 ? stillness.stillFor(at: newestSample) : nil,
-            quiet: { [unowned self] in self.events.mayRest(quietFor: self.restQuiet) })
-        switch rest.afterBatch(now: plx_monotonic_ns(), conditions) {
+        let decision = rest.afterBatch(now: plx_monotonic_ns(), canRest: capture != nil && abilities.rests,
+                                       quiet: { [unowned self] in self.events.mayRest(quietFor: $0) })
+        switch decision {
         case .planNext: planNextBatch()
-        case .order(let serial): orderRest(serial)
+        case .order(let order):
+            guard let capture else { return }
+            cancelTake()
+            capture.rest(order)
         case .withdraw: restWithdrawn()
         case .keep: break
         }
     }
 
-    /// Back to full rate at once (recenter, calibration, a new rest setting), and for
-    /// `RestAfter=` at least: what made the daemon withdraw must show first (a recenter's
-    /// frame comes with the next sample, which the capture may not have read yet).
+    /// Back to full rate at once (recenter, calibration), and for `RestAfter=` at least: what
+    /// made the daemon withdraw must show first (a recenter's frame comes with the next sample,
+    /// which the capture may not have read yet).
     func withdrawRest() {
-        if rest.withdraw(now: plx_monotonic_ns(), holding: restQuiet) { restWithdrawn() }
+        if rest.withdraw(now: plx_monotonic_ns()) { restWithdrawn() }
+    }
+
+    /// A reload's rest settings; a rest ordered with the old ones is withdrawn.
+    func reconfigureRest(_ settings: RestSettings) {
+        if rest.reconfigure(settings, now: plx_monotonic_ns()) { restWithdrawn() }
     }
 
     private func restWithdrawn() {
@@ -64,7 +70,7 @@ extension Supervisor {
     /// Opening sensors need nothing: their first sample is current.
     func wantCurrentSample() {
         guard capture != nil else { return }
-        if rest.phase != .running {
+        if !rest.isRunning {
             withdrawRest()
         } else {
             planNextBatch()
@@ -72,7 +78,7 @@ extension Supervisor {
     }
 
     func restBegan(_ pace: RestPace, order: UInt64) {
-        // An answer to an order since withdrawn: the capture thread sees the withdrawal next.
+        // An answer to an order since withdrawn: the capture sees the withdrawal next.
         guard rest.began(pace, order: order) else { return }
         logger.debug("at rest: \(pace.rate) Hz, \(pace.samplesPerWake) sample(s) per wake-up")
     }
@@ -80,13 +86,5 @@ extension Supervisor {
     func restEnded(moved: Bool, order: UInt64) {
         guard rest.ended(order: order) else { return }
         if moved { logger.debug("moving: sensors back to full rate") }
-    }
-
-    private var restQuiet: Int64 { Int64(restSettings.after * 1e9) }
-
-    private func orderRest(_ serial: UInt64) {
-        guard let capture else { return }
-        cancelTake()
-        capture.rest(RestOrder(gate: stillness, request: restSettings.request, serial: serial))
     }
 }

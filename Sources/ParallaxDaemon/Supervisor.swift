@@ -54,13 +54,8 @@ final class Supervisor {
 
     /// Samples taken in the last second, for the status report's input rate.
     private(set) var sampleTimes = RateMeter()
-    /// Resting (Supervisor+Rest.swift): whether and how the sensors slow down while the device
-    /// lies still, the stillness of the raw samples, the newest sample's time, and where the
-    /// capture is (`RestCycle`: running, ordered to rest, resting).
-    var restSettings: RestSettings
-    var stillness = Stillness()
-    var newestSample: Int64 = 0
-    var rest = RestCycle()
+    /// Resting: its decisions (`RestKeeper`), carried out in Supervisor+Rest.swift.
+    var rest: RestKeeper
 
     /// New IIO devices, watched while they could change what is open (Supervisor+Arrivals.swift).
     var arrivals: ArrivalWatch?
@@ -79,7 +74,7 @@ final class Supervisor {
          factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver, linger: Double,
          rest: RestSettings = RestSettings()) {
         self.readsOnLoop = readsOnLoop
-        self.restSettings = rest
+        self.rest = RestKeeper(settings: rest)
         self.loop = loop
         self.wakeup = wakeup
         self.events = events
@@ -99,10 +94,7 @@ final class Supervisor {
                      factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
                      reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
         self.linger = Int64(linger * 1e9)
-        if rest != restSettings {
-            restSettings = rest
-            withdrawRest()
-        }
+        reconfigureRest(rest)
         sourceName = name
         self.localDevices = localDevices
         self.readsOnLoop = readsOnLoop
@@ -187,7 +179,7 @@ final class Supervisor {
         self.capture = nil
         abilities = SourceAbilities()
         cancelTake()
-        rest.reset()
+        rest.captureEnded()
         if wait {
             capture.stopAndWait()
         } else {
@@ -264,7 +256,7 @@ final class Supervisor {
     /// the loop with the first sample at or after the need (sources that keep nothing, a need
     /// that is now, or a capture thread busy reading).
     func planNextBatch() {
-        guard let capture, rest.phase == .running else { return }
+        guard let capture, rest.isRunning else { return }
         cancelTake()
         let plan = SamplePacer.planBatch(need: events.nextSampleNeed(), now: plx_monotonic_ns(),
                                          canTakeQueued: abilities.takesQueued,
@@ -293,11 +285,7 @@ final class Supervisor {
             switch event {
             case .opened(let sensors, let abilities):
                 self.abilities = abilities
-                // A device that passes on only steps of its quantum (an evdev fuzz) is still within it.
-                stillness = Stillness(settings: Stillness.Settings().coarsened(
-                    accelerometerQuantum: sensors.filter { $0.kind == .accelerometer }.map(\.quantum).max() ?? 0,
-                    gyroscopeQuantum: sensors.filter { $0.kind == .gyroscope }.map(\.quantum).max() ?? 0))
-                rest.reset()
+                rest.opened(sensors)
                 self.sensors = sensors
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
@@ -309,9 +297,7 @@ final class Supervisor {
                 reconcileWithSensorProxy()
             case .sample(let sample):
                 sampleTimes.record(sample.t)
-                // The same raw samples, in the same order, as the capture thread's rest gate sees.
-                stillness.observe(sample)
-                newestSample = max(newestSample, sample.t)
+                rest.observe(sample)
                 self.events.sensorSample(sample)
             case .revised(let sensors):
                 self.sensors = sensors
@@ -323,7 +309,7 @@ final class Supervisor {
                 self.capture = nil
                 abilities = SourceAbilities()
                 cancelTake()
-                rest.reset()
+                rest.captureEnded()
                 self.events.sensorsClosed()
                 fail(error)
             case .handedOver:
@@ -333,7 +319,7 @@ final class Supervisor {
                 self.capture = nil
                 abilities = SourceAbilities()
                 cancelTake()
-                rest.reset()
+                rest.captureEnded()
                 self.events.sensorsClosed()
                 logger.notice("the replay ended (\(sourceName))")
                 setState(.lost)
