@@ -4,7 +4,7 @@ import ParallaxMotion
 import Synchronization
 import SystemPackage
 
-/// A capture the event loop reads itself (docs/capture-loop-plan.md, steps 5–7): a
+/// A capture the event loop reads itself (docs/architecture.md "Threads"): a
 /// `PollableSource` (a replay, an evdev motion device, local IIO buffers), read on the loop's
 /// timers, and on its descriptor while a due sample is awaited or a resting buffer wakes, with
 /// no thread, no lock and no eventfd of its own. It carries out the same decisions as the

@@ -344,7 +344,7 @@ extension IIOBufferedDriver: QueuedSampleSource {
     }
 }
 
-/// Read on the event loop (docs/capture-loop-plan.md, step 7), where every device is local and
+/// Read on the event loop (docs/architecture.md "Threads"), where every device is local and
 /// no accelerometer is polled beside the buffers (`takesWithoutBlocking`): the capture thread
 /// opens it (the probe, the trigger, the first data wait) and hands it over.
 extension IIOBufferedDriver: PollableSource {

@@ -23,10 +23,12 @@ import ParallaxMotion
 /// that waits for a current sample, a drained batch that published a frame), which also holds
 /// off the next rest for `RestAfter=`; a capture that opens, fails or closes (`reset`).
 ///
-/// The capture thread's half, while it rests for an order, is `Watch`: its own state (the gate,
-/// the serial it answered, what it kept for the loop) because the loop does not see each slow
-/// sample. Once sources are read on the loop (docs/capture-loop-plan.md) the two halves merge:
-/// `Watch` becomes the state of `resting`, and the serials go.
+/// The capture's half, while it rests for an order, is `Watch`: its own state (the gate, the
+/// serial it answered, what it kept for the loop) because the supervisor does not see each slow
+/// sample. The halves stay two, and the serials stay, for captures read on the loop too
+/// (`LoopCapture`): their rest begins only after the device's slow write (`BackgroundTask`), so
+/// `ordered` lasts tens of ms on a HID hub and an order can be withdrawn meanwhile
+/// (docs/decisions.md "Capture on the event loop").
 public struct RestCycle: Sendable, Equatable {
     public enum Phase: Sendable, Equatable {
         case running

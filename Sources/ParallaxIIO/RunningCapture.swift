@@ -1,9 +1,9 @@
 import ParallaxMotion
 
 /// A running capture as the event loop drives it: all the supervisor asks of it, whoever reads
-/// the source. Today that is always a capture thread (`SensorCapture`); a source the loop can
-/// read itself gets its own conformance (docs/capture-loop-plan.md, step 5), and the supervisor
-/// does not change.
+/// the source: a capture thread (`SensorCapture`: polled sysfs, remote contexts) or the loop
+/// itself (`LoopCapture`: a replay, an evdev node, local IIO buffers; docs/architecture.md
+/// "Threads"). The supervisor does not know which it has.
 public protocol RunningCapture: AnyObject {
     /// Starts reading; false if it cannot (no thread to be had).
     func start() -> Bool

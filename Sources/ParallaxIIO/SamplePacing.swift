@@ -64,7 +64,7 @@ public struct SampleNeed: Sendable, Equatable {
     public static let everySample = SampleNeed(need: 0)
 }
 
-/// A source the event loop may read itself, with no thread (docs/capture-loop-plan.md): every
+/// A source the event loop may read itself, with no thread (docs/architecture.md "Threads"): every
 /// take is non-blocking, and it says when its next sample becomes readable, so the loop arms a
 /// timer for it instead of a thread waiting. A replay, an evdev motion device, local IIO buffers.
 public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource {
