@@ -170,7 +170,7 @@ final class LoopCapture: RunningCapture {
     /// `fallback`, at least a minimum sleep away. A descriptor already watched stays so, and a
     /// timer already at `deadline` stays armed: a resting buffer or a late report wakes the loop
     /// once, not once plus four syscalls.
-    private func wait(on descriptor: Int32?, until deadline: Int64, fallback: Int64 = .max) {
+    private func wait(on descriptor: Int32?, until deadline: Int64, fallback: @autoclosure () -> Int64 = .max) {
         if let watched, watched.fd.rawValue != descriptor {
             loop.unwatch(watched.token, fd: watched.fd)
             self.watched = nil
@@ -185,7 +185,7 @@ final class LoopCapture: RunningCapture {
                 }
                 watched = (token, fd)
             } catch {
-                deadline = max(fallback, plx_monotonic_ns() + SamplePacer.minimumSleep)
+                deadline = max(fallback(), plx_monotonic_ns() + SamplePacer.minimumSleep)
             }
         }
         if let timer {

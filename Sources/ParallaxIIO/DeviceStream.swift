@@ -245,6 +245,11 @@ final class DeviceStream {
         forecast.expectedArrival(ofSampleAt: time, newest: times.newest)
     }
 
+    /// `expectedArrival` without the promise (ScanForecast.arrival).
+    func arrivalAhead(ofSampleAt time: Int64) -> Int64 {
+        forecast.arrival(ofSampleAt: time, newest: times.newest)
+    }
+
     /// Half the kernel queue, at most half a second: the rest is margin for a late wake-up.
     var queueSpan: Int64 { min(Int64(queueScans / 2) * forecast.scanPeriod, 500_000_000) }
 

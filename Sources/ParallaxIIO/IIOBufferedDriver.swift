@@ -318,14 +318,23 @@ extension IIOBufferedDriver: QueuedSampleSource {
     /// from `time` on, once every other stream has delivered the sample after which it cannot
     /// come earlier (SampleMerger: half a period after its newest); the soonest of those.
     public func expectedArrival(ofSampleAt time: Int64) -> Int64 {
-        guard streams.count > 1 else { return streams.first?.expectedArrival(ofSampleAt: time) ?? time }
+        mergedArrival(ofSampleAt: time, promising: true)
+    }
+
+    /// `promising`: each stream's forecast learns from the scans that meet it; false for a look
+    /// ahead that must not change what they learn (`nextReadable`).
+    private func mergedArrival(ofSampleAt time: Int64, promising: Bool) -> Int64 {
+        func arrival(_ stream: DeviceStream, _ time: Int64) -> Int64 {
+            promising ? stream.expectedArrival(ofSampleAt: time) : stream.arrivalAhead(ofSampleAt: time)
+        }
+        guard streams.count > 1 else { return streams.first.map { arrival($0, time) } ?? time }
         var soonest = Int64.max
         for (i, stream) in streams.enumerated() {
-            let own = stream.expectedArrival(ofSampleAt: time)
+            let own = arrival(stream, time)
             var release = own
             for (j, other) in streams.enumerated() where j != i {
                 let passed = own.saturatingSubtracting(SampleMerger.spacing(forPeriod: other.period))
-                release = max(release, other.expectedArrival(ofSampleAt: passed))
+                release = max(release, arrival(other, passed))
             }
             soonest = min(soonest, release)
         }
@@ -348,9 +357,10 @@ extension IIOBufferedDriver: QueuedSampleSource {
 /// no accelerometer is polled beside the buffers (`takesWithoutBlocking`): the capture thread
 /// opens it (the probe, the trigger, the first data wait) and hands it over.
 extension IIOBufferedDriver: PollableSource {
-    /// The next scan's forecast arrival, or a held sample's release if sooner.
+    /// The next scan's forecast arrival, or a held sample's release if sooner; a look ahead, not
+    /// a promise the forecast learns from.
     public var nextReadable: Int64 {
-        min(expectedArrival(ofSampleAt: lastReturned.saturatingAdding(1)), merger.releaseTime() ?? .max)
+        min(mergedArrival(ofSampleAt: lastReturned.saturatingAdding(1), promising: false), merger.releaseTime() ?? .max)
     }
 
     /// Every buffer's descriptor and the removal watch's, as one epoll descriptor.

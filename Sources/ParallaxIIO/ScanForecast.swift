@@ -38,13 +38,20 @@ struct ScanForecast {
     /// Scans come every period after the newest one seen (`newest`), readable a learnt margin
     /// later: the margin grows when the capture thread had to wait for the scan and shrinks
     /// while it was there, so a steady device costs one wake-up per frame and little latency.
+    /// The forecast is a promise: the scan that meets it tells the margin whether it was kept.
     mutating func expectedArrival(ofSampleAt time: Int64, newest: Int64) -> Int64 {
+        let arrival = arrival(ofSampleAt: time, newest: newest)
+        if newest > 0, scanPeriod > 0 { promised = (time, arrival) }
+        return arrival
+    }
+
+    /// The same forecast without promising it: a look ahead that must not change what the
+    /// margin learns from (the loop's fallback deadline).
+    func arrival(ofSampleAt time: Int64, newest: Int64) -> Int64 {
         guard newest > 0, scanPeriod > 0 else { return time }
         // Any time may be asked (up to .max): the arithmetic saturates.
         let ahead = time.saturatingSubtracting(newest).saturatingAdding(scanPeriod - 1)
         let steps = max(1, ahead / scanPeriod)
-        let arrival = newest.saturatingAdding(steps.saturatingMultiplied(by: scanPeriod)).saturatingAdding(margin)
-        promised = (time, arrival)
-        return arrival
+        return newest.saturatingAdding(steps.saturatingMultiplied(by: scanPeriod)).saturatingAdding(margin)
     }
 }

@@ -141,27 +141,17 @@ struct EvdevMotionTests {
     }
 
     @Test func candidatesComeFromSysfsBitmaps() throws {
-        var template = Array("/tmp/plx-evdev-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let root = try #require(made.map { String(cString: $0) })
-        defer { _ = system("rm -rf '\(root)'") }
-        func put(_ path: String, _ text: String) {
-            guard let file = fopen(path, "w") else { Issue.record("cannot write \(path)"); return }
-            fputs(text, file)
-            fclose(file)
-        }
+        let tree = try #require(SysfsTree(prefix: "plx-evdev"))
         func node(_ name: String, properties: String, abs: String, title: String) {
-            let dir = "\(root)/\(name)/device/capabilities"
-            _ = system("mkdir -p '\(dir)'")
-            put("\(root)/\(name)/device/properties", properties + "\n")
-            put("\(dir)/abs", abs + "\n")
-            put("\(root)/\(name)/device/name", title + "\n")
+            #expect(tree.put("\(name)/device/properties", properties))
+            #expect(tree.put("\(name)/device/capabilities/abs", abs))
+            #expect(tree.put("\(name)/device/name", title))
         }
         node("event12", properties: "40", abs: "3f", title: "Steam Deck Motion Sensors")
         node("event2", properties: "0", abs: "3", title: "a touchpad")
         node("event3", properties: "41", abs: "30000 0 7", title: "an accelerometer")
         node("event4", properties: "40", abs: "3", title: "two axes only")
-        let found = EvdevMotionCandidate.present(root: root)
+        let found = EvdevMotionCandidate.present(root: tree.root)
         #expect(found == [
             EvdevMotionCandidate(node: "event3", name: "an accelerometer", hasGyroscope: false),
             EvdevMotionCandidate(node: "event12", name: "Steam Deck Motion Sensors", hasGyroscope: true),

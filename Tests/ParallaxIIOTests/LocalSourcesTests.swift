@@ -90,31 +90,23 @@ struct LocalSourcesTests {
     }
 
     @Test func theKindsDiscoverFromSysfs() throws {
-        var template = Array("/tmp/plx-kinds-XXXXXX".utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }
-        let root = try #require(made.map { String(cString: $0) })
-        defer { _ = system("rm -rf '\(root)'") }
-        func put(_ path: String, _ text: String) {
-            _ = system("mkdir -p \"$(dirname '\(path)')\"")
-            guard let file = fopen(path, "w") else { Issue.record("cannot write \(path)"); return }
-            fputs(text + "\n", file)
-            fclose(file)
-        }
+        let tree = try #require(SysfsTree(prefix: "plx-kinds"))
+        func put(_ path: String, _ text: String) { #expect(tree.put(path, text)) }
         // An IIO accelerometer (buffered only) and an IIO device that is neither.
-        put("\(root)/iio/iio:device0/scan_elements/in_accel_x_en", "0")
-        put("\(root)/iio/iio:device1/in_illuminance_raw", "12")
+        put("iio/iio:device0/scan_elements/in_accel_x_en", "0")
+        put("iio/iio:device1/in_illuminance_raw", "12")
         // The Deck's motion node and a touchpad.
-        put("\(root)/input/event7/device/properties", "40")
-        put("\(root)/input/event7/device/capabilities/abs", "3f")
-        put("\(root)/input/event7/device/name", "Steam Deck Motion Sensors")
-        put("\(root)/input/event2/device/properties", "0")
-        put("\(root)/input/event2/device/capabilities/abs", "3")
-        let table = LocalSources(kinds: [IIOSourceKind(root: "\(root)/iio"), EvdevSourceKind(root: "\(root)/input")])
+        put("input/event7/device/properties", "40")
+        put("input/event7/device/capabilities/abs", "3f")
+        put("input/event7/device/name", "Steam Deck Motion Sensors")
+        put("input/event2/device/properties", "0")
+        put("input/event2/device/capabilities/abs", "3")
+        let table = LocalSources(kinds: [IIOSourceKind(root: "\(tree.root)/iio"), EvdevSourceKind(root: "\(tree.root)/input")])
         let found = table.discover()
         #expect(found.map(\.name) == ["/dev/input/event7 (Steam Deck Motion Sensors)", "IIO accelerometer"])
         #expect(found.map(\.hasGyroscope) == [true, false])
         // A gyroscope beside it makes IIO complete, and first.
-        put("\(root)/iio/iio:device2/in_anglvel_x_raw", "0")
+        put("iio/iio:device2/in_anglvel_x_raw", "0")
         #expect(table.discover().map(\.name) == ["IIO accelerometer and gyroscope", "/dev/input/event7 (Steam Deck Motion Sensors)"])
     }
 }
