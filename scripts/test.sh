@@ -10,27 +10,27 @@
 # systemd as PID 1 and the same packages installed.
 #
 # What each part costs: a fresh clone under /root as root, beside two CPU-burning processes on the
-# 2 shared cores (CI, without the burners, ran the e074d61 suite in 47 min). e1d3855 ran on a
-# machine set up the same session (Debian packages installed, lab kernels fetched, the trixie
-# chroot not yet made); its "rest" row is what the parts below do not account for. At 05cb22d
-# the lab took 10 min longer than at e074d61 with the same 52 tests and no lab change between
-# them; where the 10 min went was not measured.
+# 2 shared cores. CI, without the burners, ran the ce6ff54 suite in 36 min (2147 s) and the
+# e074d61 suite in 47 min. e1d3855 and a2ae1bf ran on a machine set up in an earlier session
+# (Debian packages installed, lab kernels fetched; each clone makes its own trixie chroot); the
+# "rest" rows are what the parts below do not account for, the chroot among them.
 #
-#   part                                                   05cb22d           e074d61        e1d3855
-#   builds, unit tests (swift test), fuzzing               ≈ 11 min (rest)   ≈ 12.5 min     ≈ 8 min (rest)
-#   motion oracles (first run fetches them from PyPI)      97 s              80-97 s        49 s
-#   integration (real parallaxd under umockdev)            9.3 min           9.3 min        8.9 min
-#   libparallax / Python module                            54 s / 31 s       51 s / 29 s    43 s / 24 s
-#   wallpaper: sway 1.7, phoc, KWin, weston                142 s             130 s          101 s
-#   wallpaper on sway 1.10 (trixie chroot; from nothing)   ≈ 2 min           ≈ 2 min        24 s + chroot
-#   GNOME Shell extension (21 tests)                       168 s             177 s          110 s
-#   Debian packages (built once per tree, checked)         5.2 min           4.8 min        3.1 min
-#   the lab: 6.1 and 6.12 kernels, plain and booted        44.3 min          34.2 min       23.3 min (53)
-#   the whole command                                      79 min 44 s       69 min 31 s    49 min 7 s
+#   part                                                   e074d61          e1d3855          a2ae1bf
+#   builds, unit tests (swift test), fuzzing               ≈ 12.5 min       ≈ 8 min (rest)   ≈ 8 min (rest)
+#   motion oracles (first run fetches them from PyPI)      80-97 s          49 s             52 s
+#   integration (real parallaxd under umockdev)            9.3 min          8.9 min          8.9 min
+#   libparallax / Python module                            51 s / 29 s      43 s / 24 s      43 s / 24 s
+#   wallpaper: sway 1.7, phoc, KWin, weston                130 s            101 s            103 s
+#   wallpaper on sway 1.10 (trixie chroot; from nothing)   ≈ 2 min          24 s + chroot    25 s + chroot
+#   GNOME Shell extension (21 tests)                       177 s            110 s            139 s
+#   Debian packages (built once per tree, checked)         4.8 min          3.1 min          3.7 min
+#   the lab: 6.1 and 6.12 kernels, plain and booted        34.2 min         23.3 min (53)    27.8 min (53)
+#   the whole command                                      69 min 31 s      49 min 7 s       54 min 46 s
 #
 # The lab's share: fetching Debian 12's kernel and a root file system into .build-lab/ the first
-# time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (its
-# udev-started and socket-activated first-frame paths 4 and 2.4 min of it); 6.12 with four I2C
+# time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (at
+# a2ae1bf its udev-started and socket-activated first-frame paths 1.8 and 1.4 min of it, the apt
+# install 1.3 min, the purge 1.1 min, beside iio-sensor-proxy 1.2 min); 6.12 with four I2C
 # IMUs and the Steam Deck ≈ 5.5 min as root; the booted 6.12 scenario (the packages installed,
 # bmi160, the Deck, four more chips) ≈ 6-10 min. Nothing beside it, the whole command took
 # 38 min 47 s before the 6.12 kernel was added (9c402ad).
