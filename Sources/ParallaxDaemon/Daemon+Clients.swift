@@ -27,6 +27,15 @@ extension Daemon: ServerEvents {
     func clientArrived(_ client: ClientConnection) {
         newcomers[client.id] = plx_monotonic_ns() + Self.newcomerGrace
         supervisor.keepOpen(until: newcomers.values.max() ?? 0)
+        // It is about to subscribe: fuse what is queued now, and in short batches until it has
+        // spoken (`nextSampleNeed`), so its subscribe finds the latest frame current
+        // (`Hub.currentAge`) with next to nothing left to fuse. Once for a crowd arriving.
+        if newcomers.count == 1 { supervisor.pump() }
+    }
+
+    /// A connection greeted and not yet heard from is within its grace: it may subscribe any moment.
+    func awaitsNewcomer(now: Int64) -> Bool {
+        newcomers.values.contains { $0 > now }
     }
 
     /// The connection has said something (or gone): it holds the sensors no more.

@@ -69,6 +69,13 @@ extension Daemon: SensorEvents, HubOutput {
     /// and the status report's rates stay current, at 10 wake-ups a second.
     static let maxSampleBatch: Int64 = 100_000_000
 
+    /// The longest batch (ns) while a greeted connection has not spoken yet: it is about to
+    /// subscribe, and its first frame goes at once only if the latest sample is within
+    /// `Hub.currentAge` (20 ms) when its subscribe is read. With 100 ms batches a subscribe
+    /// found up to 100 samples to fuse first, 22 ms of work on the lab's emulated CPU under load,
+    /// and the frame waited for the next sample instead.
+    static let newcomerSampleBatch: Int64 = Hub.currentAge / 2
+
     /// When the loop next needs fresh samples (`Hub.nextSampleNeed`), and the need after that
     /// one, so the capture can plan ahead (SamplePacing.swift).
     ///
@@ -79,7 +86,9 @@ extension Daemon: SensorEvents, HubOutput {
     func nextSampleNeed() -> SampleNeed {
         let now = plx_monotonic_ns()
         let sampleClock = max(now, hub.latest?.t ?? now)
-        guard let due = hub.nextSampleNeed(now: sampleClock) else { return SampleNeed(need: now + Self.maxSampleBatch) }
+        guard let due = hub.nextSampleNeed(now: sampleClock) else {
+            return SampleNeed(need: now + (awaitsNewcomer(now: now) ? Self.newcomerSampleBatch : Self.maxSampleBatch))
+        }
         let need = min(due, sampleClock + Self.maxSampleBatch)
         let following = hub.earliestDue(afterServingAt: need).map { min($0, need + Self.maxSampleBatch) }
         return SampleNeed(need: need, following: following)

@@ -14,6 +14,10 @@ import SystemPackage
 /// Only mappings with no anonymous (copy-on-write) pages are let go: a mapping whose code was
 /// ever written (text relocations, a debugger's breakpoints) would lose the change.
 enum StartupCodePages {
+    /// The short-lived thread that lets go of them (Daemon.announceReady), named so that a look
+    /// at the daemon's threads tells it from a capture thread.
+    static let threadName = "plx-pages"
+
     /// An executable file mapping that can be let go of, [start, end) in the address space.
     struct Mapping: Equatable {
         var start: UInt

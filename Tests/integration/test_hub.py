@@ -50,8 +50,12 @@ def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_d
     daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=0.3\n'))
     closing = lambda: daemon.stderr_text().count('closing sensors')
     wait_until(lambda: closing() >= 1, 5, 'the start-up probe to close the sensors')
+    # The start's last step, a second after READY=1: the start-up code pages go, on a thread of
+    # their own that logs and ends (docs/decisions.md "Start-up code pages").
+    wait_until(lambda: 'start-up code pages' in daemon.stderr_text(), 5, 'the start-up code pages to go')
     # The capture thread ends after the log line; its switches leave the count when it does.
-    wait_until(lambda: context_switches(daemon.pid, 'plx-capture') is None, 5, 'the capture thread to end')
+    wait_until(lambda: context_switches(daemon.pid, 'plx-capture') is None and
+               context_switches(daemon.pid, 'plx-pages') is None, 5, 'the capture and start-up threads to end')
     before = context_switches(daemon.pid)
     time.sleep(1.5)   # the measurement window itself: nothing may wake the daemon in it
     assert context_switches(daemon.pid) - before == 0, 'an idle daemon woke up'
@@ -60,6 +64,30 @@ def test_idle_daemon_makes_no_wakeups_and_sensors_follow_demand(workdir, start_d
     assert c.wait_offset(lambda x, y: True, 5) is not None, 'sensors did not open for a subscriber'
     c.request({'cmd': 'unsubscribe'}, 'unsubscribed')
     wait_until(lambda: closing() >= 2, 5, 'the sensors to close after the last subscriber left')
+
+
+def test_a_greeted_client_keeps_batches_short_until_it_speaks(workdir, start_daemon, MOTION):
+    # A connection just greeted is about to subscribe; its first frame goes at once only if the
+    # latest sample is current when the subscribe is read, so until it speaks the open sensors'
+    # samples are fused every 10 ms (Daemon.newcomerSampleBatch) instead of every 100 ms
+    # (maxSampleBatch), and only then (docs/decisions.md "A greeted client holds lingering
+    # sensors"). Counted as the event loop's sleeps: about 50 in half a second while the client
+    # is silent, about 5 once it has spoken; the bounds leave room for a loaded machine.
+    daemon = start_daemon(source=MOTION, config=config(workdir, '[Sensor]\nLinger=30\n'))
+    c = daemon.connect()
+    wait_until(lambda: context_switches(daemon.pid, 'plx-pages') is None and
+               'start-up code pages' in daemon.stderr_text(), 5, 'the start to be over')
+    loop = lambda: context_switches(daemon.pid, 'parallaxd', involuntary=False)
+    before = loop()
+    time.sleep(0.5)     # the window itself
+    silent = loop() - before
+    c.request({'cmd': 'status'}, 'status')
+    before = loop()
+    time.sleep(0.5)
+    spoken = loop() - before
+    print('event loop sleeps in 0.5 s: %d while a greeted client is silent, %d once it spoke' % (silent, spoken))
+    assert silent >= 15, 'batches stayed long while a greeted client had not spoken: %d wake-ups' % silent
+    assert spoken <= silent / 2, 'batches stayed short after the client spoke: %d against %d' % (spoken, silent)
 
 
 def test_a_subscriber_after_the_sensors_closed_gets_a_fresh_offset_not_the_last_one(workdir, start_daemon, MOTION):

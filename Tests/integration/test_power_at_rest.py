@@ -57,8 +57,12 @@ def test_a_still_device_slows_down_and_the_daemon_sleeps(start_daemon, testbed, 
     assert rate_of(testbed, dev) == REST_RATE
     assert testbed.get_raw(dev, 'buffer/watermark') == '1'
     assert 'at rest: 6.25 Hz' in daemon.stderr_text()
-    # The feeder follows: scans now come 160 ms apart.
-    assert feeder.rates and feeder.rates[-1][1] == REST_RATE
+    # The feeder follows (it looks at the device every few ms, on its own thread): scans now
+    # come 160 ms apart.
+    deadline = time.monotonic() + 2.0
+    while not (feeder.rates and feeder.rates[-1][1] == REST_RATE) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert feeder.rates and feeder.rates[-1][1] == REST_RATE, feeder.rates
 
     # Three seconds at rest: few wake-ups, no frames, and the samples still reach the engine.
     marks = [len(c.frames) for c in clients]
