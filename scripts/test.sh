@@ -10,22 +10,22 @@
 # systemd as PID 1 and the same packages installed.
 #
 # What each part costs: a fresh clone under /root as root, beside two CPU-burning processes on the
-# 2 shared cores. CI, without the burners, ran the ce6ff54 suite in 36 min (2147 s) and the
-# e074d61 suite in 47 min. e1d3855 and a2ae1bf ran on a machine set up in an earlier session
-# (Debian packages installed, lab kernels fetched; each clone makes its own trixie chroot); the
-# "rest" rows are what the parts below do not account for, the chroot among them.
+# 2 shared cores. CI, without the burners, ran the ce6ff54 suite in 36 min (2147 s). These ran
+# on a machine set up in an earlier session (Debian packages installed, lab kernels fetched; each
+# clone makes its own trixie chroot); the "rest" rows are what the parts below do not account
+# for, the chroot among them.
 #
-#   part                                                   e074d61          e1d3855          a2ae1bf
-#   builds, unit tests (swift test), fuzzing               ≈ 12.5 min       ≈ 8 min (rest)   ≈ 8 min (rest)
-#   motion oracles (first run fetches them from PyPI)      80-97 s          49 s             52 s
-#   integration (real parallaxd under umockdev)            9.3 min          8.9 min          8.9 min
-#   libparallax / Python module                            51 s / 29 s      43 s / 24 s      43 s / 24 s
-#   wallpaper: sway 1.7, phoc, KWin, weston                130 s            101 s            103 s
-#   wallpaper on sway 1.10 (trixie chroot; from nothing)   ≈ 2 min          24 s + chroot    25 s + chroot
-#   GNOME Shell extension (21 tests)                       177 s            110 s            139 s
-#   Debian packages (built once per tree, checked)         4.8 min          3.1 min          3.7 min
-#   the lab: 6.1 and 6.12 kernels, plain and booted        34.2 min         23.3 min (53)    27.8 min (53)
-#   the whole command                                      69 min 31 s      49 min 7 s       54 min 46 s
+#   part                                                   e1d3855          a2ae1bf          7f42fbd
+#   builds, unit tests (swift test), fuzzing               ≈ 8 min (rest)   ≈ 8 min (rest)   ≈ 8 min (rest)
+#   motion oracles (first run fetches them from PyPI)      49 s             52 s             48 s
+#   integration (real parallaxd under umockdev)            8.9 min          8.9 min          8.9 min
+#   libparallax / Python module                            43 s / 24 s      43 s / 24 s      42 s / 24 s
+#   wallpaper: sway 1.7, phoc, KWin, weston                101 s            103 s            97 s
+#   wallpaper on sway 1.10 (trixie chroot; from nothing)   24 s + chroot    25 s + chroot    25 s + chroot
+#   GNOME Shell extension (21 tests)                       110 s            139 s            121 s
+#   Debian packages (built once per tree, checked)         3.1 min          3.7 min          3.0 min
+#   the lab: 6.1 and 6.12 kernels, plain and booted        23.3 min (53)    27.8 min (53)    23.1 min (53)
+#   the whole command                                      49 min 7 s       54 min 46 s      48 min 54 s
 #
 # The lab's share: fetching Debian 12's kernel and a root file system into .build-lab/ the first
 # time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (at
