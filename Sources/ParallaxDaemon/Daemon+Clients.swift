@@ -25,12 +25,15 @@ extension Daemon: ServerEvents {
     /// A newcomer may subscribe in a moment: the linger does not close open sensors under it
     /// until its first command, or `newcomerGrace` (Supervisor.keepOpen).
     func clientArrived(_ client: ClientConnection) {
-        newcomers[client.id] = plx_monotonic_ns() + Self.newcomerGrace
+        let now = plx_monotonic_ns()
+        let crowd = awaitsNewcomer(now: now)
+        newcomers[client.id] = now + Self.newcomerGrace
         supervisor.keepOpen(until: newcomers.values.max() ?? 0)
         // It is about to subscribe: fuse what is queued now, and in short batches until it has
         // spoken (`nextSampleNeed`), so its subscribe finds the latest frame current
-        // (`Hub.currentAge`) with next to nothing left to fuse. Once for a crowd arriving.
-        if newcomers.count == 1 { supervisor.pump() }
+        // (`Hub.currentAge`) with next to nothing left to fuse. Once for a crowd arriving (the
+        // batches are already short); a silent one whose grace is over does not count.
+        if !crowd { supervisor.pump() }
     }
 
     /// A connection greeted and not yet heard from is within its grace: it may subscribe any moment.
