@@ -3,6 +3,7 @@
 // GPU this is the software rasteriser (llvmpipe/softpipe), which is what the tests run.
 
 import CWayland
+import ParallaxWallpaper
 
 final class EGLRenderContext {
     let display: EGLDisplay
@@ -27,9 +28,7 @@ final class EGLRenderContext {
             EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 0,
             EGL_NONE,
         ]
-        var config: EGLConfig?
-        var count: EGLint = 0
-        guard eglChooseConfig(display, attributes, &config, 1, &count) == EGL_TRUE, count > 0, let config else {
+        guard let config = Self.eightBitConfig(display: display, attributes: attributes) else {
             throw WaylandError(description: "EGL has no 8-bit RGB window config for GLES2 (\(Self.errorName()))")
         }
         let contextAttributes: [EGLint] = [EGL_CONTEXT_CLIENT_VERSION, 2, EGL_NONE]
@@ -42,6 +41,25 @@ final class EGLRenderContext {
         // Current without a surface until the first window exists (EGL_KHR_surfaceless_context,
         // which Mesa has), so textures can be uploaded at start.
         _ = eglMakeCurrent(display, nil, nil, context)
+    }
+
+    /// The config to draw into among those matching `attributes` (ColorDepthChoice: 8-bit
+    /// colour without alpha, which EGL does not list first where it has deeper ones).
+    private static func eightBitConfig(display: EGLDisplay, attributes: [EGLint]) -> EGLConfig? {
+        var count: EGLint = 0
+        guard eglChooseConfig(display, attributes, nil, 0, &count) == EGL_TRUE, count > 0 else { return nil }
+        var configs = [EGLConfig?](repeating: nil, count: Int(count))
+        guard eglChooseConfig(display, attributes, &configs, count, &count) == EGL_TRUE else { return nil }
+        let found = configs.prefix(Int(count)).compactMap { $0 }
+        func size(_ config: EGLConfig, _ attribute: EGLint) -> Int32 {
+            var value: EGLint = 0
+            return eglGetConfigAttrib(display, config, attribute, &value) == EGL_TRUE ? value : -1
+        }
+        let depths = found.map {
+            ConfigColorDepth(red: size($0, EGL_RED_SIZE), green: size($0, EGL_GREEN_SIZE),
+                             blue: size($0, EGL_BLUE_SIZE), alpha: size($0, EGL_ALPHA_SIZE))
+        }
+        return ColorDepthChoice.preferred(depths).map { found[$0] }
     }
 
     /// An EGLSurface for a wl_egl_window.

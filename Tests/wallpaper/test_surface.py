@@ -1,8 +1,12 @@
 """parallax-wallpaper shows a surface on a real compositor (headless sway): the background of
 every output, only the output named with --output, or an ordinary window with --window."""
 import os
+import re
 
 from desktop import near, wait_until
+
+WL_SHM_FORMAT_XRGB8888 = 1
+WL_SHM_FORMAT_XRGB2101010 = 0x30335258   # fourcc 'XR30'
 
 
 def write_scene(scene_dir, text, name='scene.conf'):
@@ -47,3 +51,17 @@ def test_window_option_opens_an_xdg_toplevel(wallpaper_bin, sways, wallpapers, s
     # sway tiles the window and draws its title bar: the top row of the output is not ours.
     pic = sway.screenshot()
     assert not near(pic.pixel(pic.width // 2, 2)[:3], (0x22, 0xaa, 0x44), 2), 'a window has decorations, not the whole output'
+
+
+def test_buffers_are_eight_bit_xrgb_not_the_deeper_config_egl_lists_first(wallpaper_bin, sways, wallpapers, scene_dir):
+    # Mesa's llvmpipe lists XRGB2101010 configs first; their buffers cost a software compositor a
+    # floating-point path per composition (docs/wallpaper.md "Colour depth"). The wl_shm formats the
+    # wallpaper's buffers are made with, from its own Wayland protocol trace.
+    scene = write_scene(scene_dir, '[Scene]\nBackground=#336699\n')
+    sway = sways()
+    w = wallpapers(sway, wallpaper_bin, ['--scene', scene, '--socket', os.path.join(scene_dir, 'none.sock')],
+                   env={'WAYLAND_DEBUG': 'client'})
+    wait_until(lambda: near(colour_at_centre(sway), (0x33, 0x66, 0x99), 2), 20, 'the scene colour on the output')
+    formats = set(re.findall(r'wl_shm_pool@\d+\.create_buffer\(new id wl_buffer@\d+, \d+, \d+, \d+, \d+, (\d+)\)', w.output()))
+    assert formats, 'no wl_shm buffer in the trace: ' + w.output()[-1500:]
+    assert formats == {str(WL_SHM_FORMAT_XRGB8888)}, 'buffer formats %s (XRGB2101010 is %d)' % (formats, WL_SHM_FORMAT_XRGB2101010)
