@@ -7,8 +7,13 @@
 // last one; a frame takes the draw time seen lately, with room to spare. The period is a low
 // percentile of the intervals between callbacks: a compositor cannot composite faster than it
 // refreshes, while drawing late or missing a composition only lengthens an interval — an average
-// would follow our own lateness and drift (measured: 60 Hz read as 20). A pure value: the surface
-// tells it when callbacks came and how long frames took, and asks it when to draw.
+// would follow our own lateness and drift (measured: 60 Hz read as 20). Where the output's mode
+// says its refresh, the period is never taken much shorter than that: headless wlroots 0.15
+// composites a commit at once when no frame is pending, off its refresh, and the short intervals
+// this made pulled the low percentile down until the schedule aimed at compositions that never
+// came (57.5 frames a second where the compositor gives 61.9; 61.9 with the floor, BENCHMARKS.md
+// "On Debian 12's sway 1.7"). A pure value: the surface tells it when callbacks came, how long
+// frames took and the output's refresh, and asks it when to draw.
 
 public struct DrawSchedule: Sendable {
     /// The refresh period assumed until callbacks in a row measure it (ns): 60 Hz.
@@ -31,14 +36,23 @@ public struct DrawSchedule: Sendable {
     /// The percentile of the kept intervals taken as the period (low: our own delays in reading a
     /// callback make some intervals short, lateness makes many long).
     public static let periodPercentile = 0.1
+    /// The shortest period taken, as a share of the output's refresh period (its current
+    /// wl_output mode). Compositions do not come faster than the output refreshes, but a
+    /// compositor's clock may run a little fast against its mode: wlroots 0.15's headless output
+    /// ticks every 16 ms (plus its own work) for its 60 Hz mode, 0.96 of 16.67 ms.
+    public static let outputRefreshShare = 0.95
     /// A last composition more than this many periods ago says nothing about the next one: the
     /// frame is drawn at once (the first frame after a pause).
     public static let maximumPeriodsAhead: Int64 = 4
 
     /// When the last frame callback came (ns), nil before the first.
     public private(set) var lastComposition: Int64?
-    /// The refresh period (ns): `periodPercentile` of the kept callback intervals.
+    /// The refresh period (ns): `periodPercentile` of the kept callback intervals, at least
+    /// `outputRefreshShare` of the output's own.
     public private(set) var period = DrawSchedule.defaultPeriod
+    /// The output's refresh period from its current mode (ns); nil where none is known (a
+    /// window, a compositor that says 0, a value outside `periods`).
+    public private(set) var outputPeriod: Int64?
     private var intervals: [Int64] = []
     /// Smoothed draw time (ns), from the start of drawing to the end of the buffer swap.
     public private(set) var drawTime: Int64 = 0
@@ -50,12 +64,29 @@ public struct DrawSchedule: Sendable {
         if let last = lastComposition, time > last, Self.periods.contains(time - last) {
             intervals.append(time - last)
             if intervals.count > Self.intervalsKept { intervals.removeFirst() }
-            if intervals.count >= Self.intervalsNeeded {
-                let sorted = intervals.sorted()
-                period = sorted[Int(Self.periodPercentile * Double(sorted.count))]
-            }
+            updatePeriod()
         }
         lastComposition = time
+    }
+
+    /// The output's current mode refreshes `millihertz` times a thousand seconds (wl_output's
+    /// unit); 0 or less where the compositor does not say.
+    public mutating func outputRefresh(millihertz: Int32) {
+        let given = millihertz > 0 ? 1_000_000_000_000 / Int64(millihertz) : 0
+        outputPeriod = Self.periods.contains(given) ? given : nil
+        updatePeriod()
+    }
+
+    /// The measured period (a low percentile of the kept intervals), not shorter than the
+    /// output's share; the output's own period, else 60 Hz, until enough intervals are kept.
+    private mutating func updatePeriod() {
+        let floor = outputPeriod.map { Int64(Self.outputRefreshShare * Double($0)) }
+        guard intervals.count >= Self.intervalsNeeded else {
+            period = outputPeriod ?? Self.defaultPeriod
+            return
+        }
+        let measured = intervals.sorted()[Int(Self.periodPercentile * Double(intervals.count))]
+        period = max(measured, floor ?? 0)
     }
 
     /// A frame took `duration` (ns) to draw and swap.

@@ -226,6 +226,7 @@ final class WallpaperApp {
             let id = ObjectIdentifier(output)
             if let view = views[id] {
                 view.surface.setScale(output.scale)
+                view.surface.setOutputRefresh(millihertz: output.refreshMillihertz)
                 subscribe(view, rotation: output.rotationDegrees)
                 view.update()
                 continue

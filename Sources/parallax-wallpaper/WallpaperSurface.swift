@@ -94,6 +94,7 @@ final class WallpaperSurface {
             zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
             zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, me)
             scale = .integer(output.scale)
+            schedule.outputRefresh(millihertz: output.refreshMillihertz)
         case .window:
             guard let wmBase = client.wmBase else {
                 throw WaylandError(description: "the compositor has no xdg-shell (xdg_wm_base)")
@@ -141,6 +142,11 @@ final class WallpaperSurface {
     func setScale(_ newScale: Int32) {
         guard fractional == nil, newScale >= 1 else { return }
         apply(.integer(newScale))
+    }
+
+    /// The output's current mode changed its refresh (mHz; 0 unknown): the draw schedule's floor.
+    func setOutputRefresh(millihertz: Int32) {
+        schedule.outputRefresh(millihertz: millihertz)
     }
 
     private func apply(_ newScale: SurfaceScale) {

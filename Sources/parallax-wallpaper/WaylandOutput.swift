@@ -1,5 +1,5 @@
 // One wl_output: its name (for --output), transform (→ the subscription's `rotation`), scale
-// (buffer pixels per surface unit) and current mode. Values are taken on `done`, which closes
+// (buffer pixels per surface unit) and current mode (size and refresh). Values are taken on `done`, which closes
 // each batch of changes.
 
 import CWayland
@@ -17,6 +17,8 @@ final class WaylandOutput {
     /// Current mode in output pixels (before the transform).
     private(set) var modeWidth: Int32 = 0
     private(set) var modeHeight: Int32 = 0
+    /// Current mode's refresh in mHz (wl_output's unit); 0 where the compositor does not say.
+    private(set) var refreshMillihertz: Int32 = 0
     /// True after the first `done`: the values above are the compositor's.
     private(set) var isReady = false
     /// Runs after each `done` (the first and every change).
@@ -29,6 +31,7 @@ final class WaylandOutput {
         var scale: Int32?
         var width: Int32?
         var height: Int32?
+        var refresh: Int32?
     }
 
     init(proxy: OpaquePointer, globalName: UInt32, version: UInt32) {
@@ -73,6 +76,7 @@ final class WaylandOutput {
         if let value = pending.scale { scale = max(value, 1) }
         if let value = pending.width { modeWidth = value }
         if let value = pending.height { modeHeight = value }
+        if let value = pending.refresh { refreshMillihertz = value }
         pending = Pending()
         isReady = true
         ready?()
@@ -88,10 +92,11 @@ final class WaylandOutput {
             geometry: { data, _, _, _, _, _, _, _, _, transform in
                 output(data)?.pending.transform = wl_output_transform(rawValue: UInt32(bitPattern: transform))
             },
-            mode: { data, _, flags, width, height, _ in
+            mode: { data, _, flags, width, height, refresh in
                 guard flags & WL_OUTPUT_MODE_CURRENT.rawValue != 0 else { return }
                 output(data)?.pending.width = width
                 output(data)?.pending.height = height
+                output(data)?.pending.refresh = refresh
             },
             done: { data, _ in output(data)?.done() },
             scale: { data, _, factor in output(data)?.pending.scale = factor },

@@ -78,3 +78,55 @@ import Testing
         #expect(schedule.drawAt(now: .max) == nil)
     }
 }
+
+/// The output's own refresh (its wl_output mode) as the period's floor and first guess.
+@Suite struct DrawScheduleOutputRefreshTests {
+    static let ms: Int64 = 1_000_000
+
+    /// Callbacks of a compositor that composites some commits at once, off its refresh (headless
+    /// wlroots 0.15 with late drawing): many short intervals between the 16 ms ones.
+    static func offRefreshCallbacks(_ schedule: inout DrawSchedule) {
+        var time: Int64 = 0
+        for n in 0..<40 {
+            schedule.composited(at: time)
+            time += [16, 7, 9, 16, 8][n % 5] * ms
+        }
+    }
+
+    @Test func offRefreshCompositionsDoNotShortenThePeriodBelowTheOutputsRefresh() {
+        var free = DrawSchedule()
+        Self.offRefreshCallbacks(&free)
+        #expect(free.period == 7 * Self.ms)     // what the low percentile alone makes of them
+        var bounded = DrawSchedule()
+        bounded.outputRefresh(millihertz: 60_000)
+        Self.offRefreshCallbacks(&bounded)
+        #expect(bounded.period == Int64(DrawSchedule.outputRefreshShare * Double(1_000_000_000_000 / 60_000)))
+    }
+
+    @Test func aCompositorSlowerThanItsModeKeepsItsMeasuredPeriod() {
+        var schedule = DrawSchedule()
+        schedule.outputRefresh(millihertz: 60_000)
+        var time: Int64 = 0
+        for _ in 0..<20 {
+            schedule.composited(at: time)
+            time += 33 * Self.ms
+        }
+        #expect(schedule.period == 33 * Self.ms)
+    }
+
+    @Test func theModesPeriodIsTheFirstGuess() {
+        var schedule = DrawSchedule()
+        schedule.outputRefresh(millihertz: 144_000)
+        #expect(schedule.period == 6_944_444)
+        schedule.outputRefresh(millihertz: 0)
+        #expect(schedule.period == DrawSchedule.defaultPeriod && schedule.outputPeriod == nil)
+    }
+
+    @Test func refreshesOutsideTheRangeOfADisplayAreIgnored() {
+        var schedule = DrawSchedule()
+        for bad: Int32 in [-60_000, 1, 1_000, Int32.max] {
+            schedule.outputRefresh(millihertz: bad)
+            #expect(schedule.outputPeriod == nil && schedule.period == DrawSchedule.defaultPeriod)
+        }
+    }
+}
