@@ -15,17 +15,17 @@
 # clone makes its own trixie chroot); the "rest" rows are what the parts below do not account
 # for, the chroot among them.
 #
-#   part                                                   e1d3855          a2ae1bf          7f42fbd
-#   builds, unit tests (swift test), fuzzing               ≈ 8 min (rest)   ≈ 8 min (rest)   ≈ 8 min (rest)
-#   motion oracles (first run fetches them from PyPI)      49 s             52 s             48 s
-#   integration (real parallaxd under umockdev)            8.9 min          8.9 min          8.9 min
-#   libparallax / Python module                            43 s / 24 s      43 s / 24 s      42 s / 24 s
-#   wallpaper: sway 1.7, phoc, KWin, weston                101 s            103 s            97 s
-#   wallpaper on sway 1.10 (trixie chroot; from nothing)   24 s + chroot    25 s + chroot    25 s + chroot
-#   GNOME Shell extension (21 tests)                       110 s            139 s            121 s
-#   Debian packages (built once per tree, checked)         3.1 min          3.7 min          3.0 min
-#   the lab: 6.1 and 6.12 kernels, plain and booted        23.3 min (53)    27.8 min (53)    23.1 min (53)
-#   the whole command                                      49 min 7 s       54 min 46 s      48 min 54 s
+#   part                                                   e1d3855          a2ae1bf          7f42fbd          14ab7e0
+#   builds, unit tests (swift test), fuzzing               ≈ 8 min (rest)   ≈ 8 min (rest)   ≈ 8 min (rest)   ≈ 8 min (rest)
+#   motion oracles (first run fetches them from PyPI)      49 s             52 s             48 s             44 s
+#   integration (real parallaxd under umockdev)            8.9 min          8.9 min          8.9 min          9.0 min
+#   libparallax / Python module                            43 s / 24 s      43 s / 24 s      42 s / 24 s      43 s / 25 s
+#   wallpaper: sway 1.7, phoc, KWin, weston                101 s            103 s            97 s             99 s
+#   wallpaper on sway 1.10 (trixie chroot; from nothing)   24 s + chroot    25 s + chroot    25 s + chroot    23 s + chroot
+#   GNOME Shell extension (21 tests)                       110 s            139 s            121 s            120 s
+#   Debian packages (built once per tree, checked)         3.1 min          3.7 min          3.0 min          3.3 min
+#   the lab: 6.1 and 6.12 kernels, plain and booted        23.3 min (53)    27.8 min (53)    23.1 min (53)     24.4 min (53)
+#   the whole command                                      49 min 7 s       54 min 46 s      48 min 54 s      50 min 15 s
 #
 # The lab's share: fetching Debian 12's kernel and a root file system into .build-lab/ the first
 # time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (at
