@@ -11,7 +11,7 @@
 // says its refresh, the period is never taken much shorter than that: headless wlroots 0.15
 // composites a commit at once when no frame is pending, off its refresh, and the short intervals
 // this made pulled the low percentile down until the schedule aimed at compositions that never
-// came (57.5 frames a second where the compositor gives 61.9; 61.9 with the floor, BENCHMARKS.md
+// came (57.5 frames a second where the compositor gives 61.9; 61.7 with the floor, BENCHMARKS.md
 // "On Debian 12's sway 1.7"). A pure value: the surface tells it when callbacks came, how long
 // frames took and the output's refresh, and asks it when to draw.
 

@@ -1,6 +1,6 @@
 // One wl_output: its name (for --output), transform (→ the subscription's `rotation`), scale
-// (buffer pixels per surface unit) and current mode (size and refresh). Values are taken on `done`, which closes
-// each batch of changes.
+// (buffer pixels per surface unit) and current mode (size and refresh). Values are taken on
+// `done`, which closes each batch of changes.
 
 import CWayland
 import ParallaxWallpaper
