@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
-# Builds parallaxd's Debian packages (debian/, dpkg-buildpackage -us -uc -b) into .build-deb/ and
-# prints the paths of the .deb files, one a line, on standard output (everything else goes to
+# Builds parallaxd's Debian packages (debian/, dpkg-buildpackage -us -uc) for one Debian release
+# and prints the paths of the .deb files, one a line, on standard output (everything else goes to
 # standard error).
+#
+#   scripts/build-debs.sh [--release bookworm|trixie|forky|sid] [OUTDIR]
+#       release build (what users install); the .debs are copied into OUTDIR when one is given
+#   DEB_BUILD_OPTIONS=noopt scripts/build-debs.sh …    Swift debug configuration (scripts/test.sh)
+#
+# What differs between releases (docs/gnome.md "Packages for each release"): the compiled packages
+# (parallaxd, parallax-wallpaper, libparallax1, libparallax-dev) and python3-parallax are one build
+# on this machine's Debian 12, the oldest release, with the Swift runtime linked in, and install on
+# every later one; the GNOME Shell extension's package carries the form for the release's GNOME:
+# legacy (GNOME 43-44) for bookworm, ES modules (GNOME 45-51) for trixie, forky and sid, built as
+# an architecture-independent build (dpkg-buildpackage -A, GNOME_SHELL_FORM=esm), which takes
+# seconds. The default release is bookworm.
 #
 # The build runs on a copy of the source tree (the files git tracks or would track, as they are
 # in the working tree, less tests, scripts and documentation the build does not read) in a
@@ -10,10 +22,7 @@
 # (pybuild's pyproject plugin puts its own directory unquoted into a shell command). The packages
 # go to .build-deb/, kept per hash of that tree and of
 # DEB_BUILD_OPTIONS: a second run with nothing changed prints them at once. lintian's verdict is
-# kept beside them (lintian.txt) when lintian is installed.
-#
-#   scripts/build-debs.sh                            release build (what users install)
-#   DEB_BUILD_OPTIONS=noopt scripts/build-debs.sh    Swift debug configuration (scripts/test.sh)
+# kept beside them (lintian.txt, lintian-esm.txt) when lintian is installed.
 #
 # Needs the packages of debian/control's Build-Depends (scripts/setup.sh installs them) and Swift
 # on PATH or in /opt/swift.
@@ -22,6 +31,24 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/.build-deb"
 log() { printf 'build-debs: %s\n' "$*" >&2; }
+
+RELEASE=bookworm
+COPY_TO=
+while (($#)); do
+  case $1 in
+    --release) [ $# -ge 2 ] || { log "--release needs a release: bookworm, trixie, forky or sid"; exit 64; }
+               RELEASE=$2; shift 2 ;;
+    --release=*) RELEASE=${1#--release=}; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    -*) log "unknown option $1 (scripts/build-debs.sh [--release R] [OUTDIR])"; exit 64 ;;
+    *) [ -z "$COPY_TO" ] || { log "one OUTDIR only"; exit 64; }; COPY_TO=$1; shift ;;
+  esac
+done
+case $RELEASE in
+  bookworm) GNOME_FORM=legacy ;;
+  trixie|forky|sid) GNOME_FORM=esm ;;
+  *) log "no packages for the release '$RELEASE': bookworm (Debian 12), trixie (13), forky or sid"; exit 64 ;;
+esac
 
 if ! command -v swift >/dev/null && [ -x /opt/swift/usr/bin/swift ]; then
   export PATH="/opt/swift/usr/bin:$PATH"
@@ -55,6 +82,8 @@ KEY="$( { printf 'DEB_BUILD_OPTIONS=%s\n' "${DEB_BUILD_OPTIONS:-}"
         } | sha256sum | cut -c1-16)"
 BUILD="$OUT/$KEY"
 
+scratches=()
+trap 'for d in "${scratches[@]}"; do rm -rf "$d"; done' EXIT
 mkdir -p "$OUT"
 exec 9>"$OUT/lock"
 flock 9   # one build at a time (the tests and the lab may ask together)
@@ -65,7 +94,7 @@ if [ ! -f "$BUILD/done" ]; then
   mkdir -p "$BUILD"
   scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
   # The Swift build tree is large; the packages are all that is kept.
-  trap 'rm -rf "$scratch"' EXIT
+  scratches+=("$scratch")
   mkdir "$scratch/src"
   printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
   started=$SECONDS
@@ -92,8 +121,45 @@ if [ ! -f "$BUILD/done" ]; then
   done
 fi
 
+# The extension in its ES-module form, for the releases with GNOME 45 and later: an
+# architecture-independent build of the same tree (the Python module it also makes is dropped:
+# the one beside the compiled packages is the same).
+if [ "$GNOME_FORM" = esm ] && [ ! -f "$BUILD/esm/done" ]; then
+  log "building the GNOME Shell extension's ES-module package; log: $BUILD/esm/build.log"
+  rm -rf "$BUILD/esm"
+  mkdir -p "$BUILD/esm"
+  scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
+  scratches+=("$scratch")
+  mkdir "$scratch/src"
+  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
+  if ! (cd "$scratch/src" && GNOME_SHELL_FORM=esm dpkg-buildpackage -us -uc -A) > "$BUILD/esm/build.log" 2>&1; then
+    tail -n 30 "$BUILD/esm/build.log" >&2
+    log "dpkg-buildpackage -A (esm) failed; the whole log: $BUILD/esm/build.log"
+    exit 1
+  fi
+  find "$scratch" -maxdepth 1 -type f -name 'gnome-shell-extension-parallax_*' -exec mv -t "$BUILD/esm" {} +
+  if command -v lintian >/dev/null; then
+    lintian --info --display-info --pedantic "$BUILD"/esm/*.deb > "$BUILD/lintian-esm.txt" 2>&1 || true
+  fi
+  touch "$BUILD/esm/done"
+fi
+
 if [ -f "$BUILD/lintian.txt" ]; then
   log "lintian: $(grep -c '^E: ' "$BUILD/lintian.txt" || true) errors, $(grep -c '^W: ' "$BUILD/lintian.txt" || true) warnings ($BUILD/lintian.txt)"
 fi
 # The packages to install; the -dbgsym ones (debug symbols) stay beside them.
-ls "$BUILD"/*.deb | grep -v -- '-dbgsym_'
+debs=()
+for deb in "$BUILD"/*.deb; do
+  case ${deb##*/} in
+    *-dbgsym_*) ;;
+    gnome-shell-extension-parallax_*) [ "$GNOME_FORM" = esm ] && debs+=("$BUILD"/esm/gnome-shell-extension-parallax_*.deb) || debs+=("$deb") ;;
+    *) debs+=("$deb") ;;
+  esac
+done
+if [ -n "$COPY_TO" ]; then
+  mkdir -p "$COPY_TO"
+  cp "${debs[@]}" "$COPY_TO"/
+  for deb in "${debs[@]}"; do printf '%s\n' "$(cd "$COPY_TO" && pwd)/${deb##*/}"; done
+else
+  printf '%s\n' "${debs[@]}"
+fi

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The wallpaper's visibility rule on a newer sway (scripts/test.sh runs it as root):
-# Debian 13 (trixie, sway 1.10 on wlroots 0.18) is debootstrapped into ROOTFS (default
-# .build-sway110/ in the repository, ignored by git; under /var/tmp when the repository's path has
-# blanks, which debootstrap does not take), sway and Mesa are
-# installed there, and Tests/wallpaper/test_visibility_newer_sway.py runs inside it through chroot
+# a root of Debian 13 (trixie, sway 1.10 on wlroots 0.18) with sway and Mesa, made once per machine
+# and kept outside the clone (scripts/release-root.sh: /var/cache/parallaxd/roots, keyed by
+# release and package list), and Tests/wallpaper/test_visibility_newer_sway.py runs inside it through chroot
 # (/proc, /dev, /sys bound): an output switched off (`output … power off`) and a session locked
 # with ext-session-lock-v1 pause the wallpaper's subscription; switching on and unlocking draw and
 # resume it. Headless sway 1.7 (Debian 12) can show neither, so there the file skips.
 #
 #   scripts/check-sway-trixie.sh [pytest arguments…]   # as root; no Tests/… named: DEFAULT_TESTS
+#   scripts/check-sway-trixie.sh --prepare     # only make the root
 #   scripts/check-sway-trixie.sh --bench [motion-to-photon.py arguments…]
 #       # scripts/bench/motion-to-photon.py in the same root (BENCHMARKS.md "On sway 1.10"), with
 #       # the daemon and the wallpaper built on this host (swift build): parallaxd needs libiio0
@@ -25,17 +25,11 @@
 # fullscreen ones, and test_visibility_daemon.py's 3 with the real daemon (a fullscreen window, an
 # output switched off, a lock: each disables the sensor buffer, and it is enabled again after).
 #
-# Needs root (debootstrap, chroot, mounts) and deb.debian.org. Cost (2026-11-26, 2 shared cores):
+# Needs root (debootstrap, chroot, mounts) and the Debian mirror apt uses here. Cost (2026-11-26, 2 shared cores):
 # 102 s from nothing before umockdev and weston joined (the root ≈ 85 s, ≈ 700 MiB), ≈ 27 s once
 # the root is there.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-case "$ROOT" in
-  *[[:space:]]*) DEFAULT_ROOTFS=/var/tmp/parallaxd-sway110-$(printf '%s' "$ROOT" | md5sum | cut -c1-12) ;;
-  *) DEFAULT_ROOTFS=$ROOT/.build-sway110 ;;
-esac
-ROOTFS=${ROOTFS:-$DEFAULT_ROOTFS}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
 DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/test_visibility.py Tests/wallpaper/test_visibility_daemon.py"
 # The compositor, the wallpaper's libraries with Mesa's software EGL, python3 with pytest, and
 # setpriv (the harness runs sway and the wallpaper as `nobody`); for the real daemon with an
@@ -44,10 +38,9 @@ DEFAULT_TESTS="Tests/wallpaper/test_visibility_newer_sway.py Tests/wallpaper/tes
 PACKAGES="sway weston libiio0 umockdev gir1.2-umockdev-1.0 python3-gi libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
   libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
 
-. "$ROOT/scripts/trixie-root.sh"
-if [ ! -x "$ROOTFS/usr/bin/sway" ] || [ ! -x "$ROOTFS/usr/bin/weston-simple-egl" ] || [ ! -x "$ROOTFS/usr/bin/umockdev-run" ]; then
-  trixie_root "$ROOTFS" "$MIRROR" "$PACKAGES"
-fi
+. "$ROOT/scripts/release-root.sh"
+release_root trixie sway "$PACKAGES"
+[ "${1:-}" != --prepare ] || exit 0     # only the root (scripts/test.sh makes it in the background)
 WALLPAPER="$ROOT/.build/debug/parallax-wallpaper"
 [ -x "$WALLPAPER" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
 # The Swift runtime the binary names in its RUNPATH (the toolchain's lib/swift/linux), bound at the
@@ -59,7 +52,7 @@ done
 [ -n "$SWIFT_RUNTIME" ] || { echo "check-sway-trixie: no Swift runtime in $WALLPAPER's RUNPATH" >&2; exit 1; }
 
 # The repository and the Swift runtime inside the root, and the kernel file systems; unmounted on exit.
-trixie_mount "$ROOTFS" "$ROOT" "$SWIFT_RUNTIME"
+release_mount "$ROOTFS" "$ROOT" "$SWIFT_RUNTIME"
 
 if [ "${1:-}" = "--bench" ]; then
   shift

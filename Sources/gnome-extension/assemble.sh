@@ -7,7 +7,8 @@
 # (ES modules). The shared files are the same source in both: for esm, the "/* exported A, B */"
 # comment each one carries becomes an "export {A, B};" line at its end (in legacy scripts, var
 # and function declarations are what imports.* sees). The entry files of the chosen form become
-# extension.js and prefs.js; metadata.json names the shell versions of the form. The schema is
+# extension.js and prefs.js; metadata.json names the shell versions of the form (shell-versions,
+# the one list the package and the tests read too). The schema is
 # copied into OUTDIR/schemas (compile it there for a per-user install; a system install puts it in
 # /usr/share/glib-2.0/schemas instead).
 set -eu
@@ -16,10 +17,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 UUID=parallax@parallaxd
 SHARED="protocol.js placement.js subscriber.js mover.js controller.js preferences.js"
 case $FORM in
-  legacy) VERSIONS='"43", "44"' ;;
-  esm) VERSIONS='"45", "46", "47", "48"' ;;
+  legacy|esm) ;;
   *) echo "assemble.sh: the form is legacy or esm, not $FORM" >&2; exit 64 ;;
 esac
+VERSIONS=$(sed -n "s/^$FORM[[:space:]]\{1,\}//p" "$HERE/shell-versions" | sed 's/[[:space:]]\{1,\}/", "/g; s/^/"/; s/$/"/')
 mkdir -p "$OUT/schemas"
 for f in $SHARED; do
   cp "$HERE/$f" "$OUT/$f"

@@ -1,6 +1,8 @@
-"""Harness for the GNOME Shell extension: a real gnome-shell 43 per test, headless
-(`--headless --wayland --virtual-monitor`, software rendering), on private session and system
-buses, in a throwaway HOME and XDG_RUNTIME_DIR, with the extension installed for that HOME only.
+"""Harness for the GNOME Shell extension: a real gnome-shell per test (43 on this Debian 12 host;
+48, 50 and 51 in roots of later releases, scripts/check-gnome.sh), headless (`--headless --wayland
+--virtual-monitor`, software rendering), on private session and system buses, in a throwaway HOME
+and XDG_RUNTIME_DIR, with the extension installed for that HOME only, or as its Debian package
+installed it (PARALLAX_GNOME_EXTENSION=installed).
 
 Screenshots come from org.gnome.Shell.Screenshot and are decoded with scripts/pngkit.py; the
 test-only helper extension (helper-extension/) turns on the shell's unsafe mode so this process
@@ -29,9 +31,42 @@ WIDTH, HEIGHT = 1280, 720
 BACKGROUND = (90, 110, 140)       # the test picture's colour
 MARKER = (230, 40, 40)            # a square at its centre
 MARKER_SIZE = 40
-# The extension's build under test: legacy (GNOME 43 and 44, this machine's shell) or esm (GNOME 45
-# and later: scripts/check-gnome-esm.sh runs these tests under GNOME 48 with PARALLAX_GNOME_FORM=esm).
-FORM = os.environ.get('PARALLAX_GNOME_FORM', 'legacy')
+EXTENSION_SOURCES = os.path.join(ROOT, 'Sources', 'gnome-extension')
+
+
+def shell_versions():
+    """{form: [GNOME Shell major versions]} from Sources/gnome-extension/shell-versions, the list
+    the extension's metadata, its package and the helper extension all take."""
+    forms = {}
+    with open(os.path.join(EXTENSION_SOURCES, 'shell-versions')) as f:
+        for line in f:
+            words = line.split('#', 1)[0].split()
+            if words:
+                forms[words[0]] = words[1:]
+    return forms
+
+
+def shell_major():
+    """The major version of the gnome-shell on PATH (43, 48, 50, 51…)."""
+    out = subprocess.run(['gnome-shell', '--version'], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[-1].split('.')[0])
+
+
+def form_of(major):
+    """The extension's form that declares GNOME Shell `major`."""
+    for form, versions in shell_versions().items():
+        if str(major) in versions:
+            return form
+    raise AssertionError('no form of the extension declares GNOME Shell %d (Sources/gnome-extension/shell-versions: %r)'
+                         % (major, shell_versions()))
+
+
+# The extension's build under test: the form that declares the shell on PATH (legacy: GNOME 43 and
+# 44, imports.*; esm: 45 and later, ES modules), or PARALLAX_GNOME_FORM. With
+# PARALLAX_GNOME_EXTENSION=installed the tests use the extension the Debian package installed in
+# /usr/share (its schema compiled by glib's trigger) instead of one assembled from the sources.
+FORM = os.environ.get('PARALLAX_GNOME_FORM') or (form_of(shell_major()) if shutil.which('gnome-shell') else 'legacy')
+INSTALLED = os.environ.get('PARALLAX_GNOME_EXTENSION') == 'installed'
 HELPER = os.path.join(HERE, 'helper-extension' if FORM == 'legacy' else 'helper-extension-esm')
 WAYLAND_DISPLAY = 'plx-gnome'     # the shell's socket in the test's XDG_RUNTIME_DIR
 # JavaScript for Eval: the extension's controller, whether it is subscribed, and why it is not.
@@ -50,6 +85,20 @@ def wait_until(predicate, timeout, what, interval=0.1):
             return last
         time.sleep(interval)
     raise AssertionError('timed out after %.1f s waiting for %s (last: %r)' % (timeout, what, last))
+
+
+def install_helper(dest, form=None):
+    """The test-only helper extension in its form, its metadata naming the same shell versions as
+    the extension's (shell-versions)."""
+    form = form or FORM
+    shutil.copytree(os.path.join(HERE, 'helper-extension' if form == 'legacy' else 'helper-extension-esm'), dest)
+    with open(os.path.join(dest, 'metadata.json'), 'w') as f:
+        json.dump({'uuid': HELPER_UUID, 'name': 'parallax test helper',
+                   'description': 'TEST ONLY: turns on the shell\'s unsafe mode so a test can take screenshots and '
+                                  'evaluate JavaScript over D-Bus. Never ship or enable it on a real desktop.',
+                   'shell-version': shell_versions()[form],
+                   'session-modes': ['user', 'unlock-dialog']}, f, indent=2)
+    return dest
 
 
 def assemble(form, dest):
@@ -72,10 +121,13 @@ def test_picture(path, width=WIDTH, height=HEIGHT):
 
 class GnomeShell:
     def __init__(self, settings=None, interface=None, env=None, extension=True, width=WIDTH, height=HEIGHT,
-                 picture=None):
+                 picture=None, enabled=True, zip=None):
         """settings: {key: gvariant text} for the extension's schema; interface: the same for
         org.gnome.desktop.interface; env: more environment for the shell (PARALLAXD_SOCKET);
-        picture: the background (a PNG, zoomed to cover), default the test picture."""
+        picture: the background (a PNG, zoomed to cover), default the test picture; enabled:
+        False installs the extension without enabling it (enable() does); zip: an
+        extensions.gnome.org zip to install for the HOME with `gnome-extensions install` instead
+        of the assembled sources."""
         self.dir = tempfile.mkdtemp(prefix='plx-gnome-', dir='/tmp')
         self.width, self.height = width, height
         home = os.path.join(self.dir, 'home')
@@ -105,18 +157,27 @@ class GnomeShell:
                                                     stdout=out, stderr=out))
                 self.env['DBUS_%s_BUS_ADDRESS' % bus.upper()] = 'unix:path=' + path
                 wait_until(lambda: os.path.exists(path), 10, 'the %s bus' % bus)
+            self._start_session_services()
             extensions = os.path.join(data, 'gnome-shell', 'extensions')
-            shutil.copytree(HELPER, os.path.join(extensions, HELPER_UUID))
-            enabled = [HELPER_UUID]
+            install_helper(os.path.join(extensions, HELPER_UUID))
+            enabled_uuids = [HELPER_UUID]
             self.schemas = None
-            if extension:
+            if zip:
+                subprocess.run(['gnome-extensions', 'install', '--force', zip], env=self.env, check=True, timeout=60)
+                self.schemas = os.path.join(extensions, UUID, 'schemas')
+            elif extension and INSTALLED:
+                if not os.path.exists(os.path.join('/usr/share/gnome-shell/extensions', UUID, 'metadata.json')):
+                    raise AssertionError('PARALLAX_GNOME_EXTENSION=installed, but no %s in /usr/share/gnome-shell/extensions' % UUID)
+            elif extension:
                 assemble(FORM, os.path.join(extensions, UUID))
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
-                enabled.append(UUID)
+            extension_enabled = (extension or zip) and enabled
+            if extension_enabled:
+                enabled_uuids.append(UUID)
             options = "'zoom'" if picture else "'stretched'"
             picture = picture or test_picture(os.path.join(self.dir, 'background.png'), width, height)
             self.gsettings('org.gnome.shell', 'disable-user-extensions', 'false')
-            self.gsettings('org.gnome.shell', 'enabled-extensions', repr(enabled))
+            self.gsettings('org.gnome.shell', 'enabled-extensions', repr(enabled_uuids))
             self.gsettings('org.gnome.desktop.background', 'picture-uri', "'file://%s'" % picture)
             self.gsettings('org.gnome.desktop.background', 'picture-options', options)
             for key, value in (interface or {}).items():
@@ -129,9 +190,14 @@ class GnomeShell:
                 ['gnome-shell', '--headless', '--wayland', '--no-x11', '--virtual-monitor', '%dx%d' % (width, height),
                  '--wayland-display', WAYLAND_DISPLAY],
                 env=dict(self.env, **(env or {})), stdout=self._log, stderr=subprocess.STDOUT, cwd=self.dir)
-            wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
+            try:
+                wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
+            except AssertionError as e:
+                raise AssertionError('%s\n%s' % (e, self.extension_report([HELPER_UUID]))) from None
             wait_until(lambda: self.eval('String(Main.layoutManager._startingUp)') == '"false"', 60,
                        'the shell to finish starting')
+            if extension_enabled:
+                self.wait_active()
             # The overview opens at start: the desktop is what the tests look at.
             self.hide_overview()
             # The "unsafe mode" notification's banner would cover the top of every screenshot.
@@ -139,6 +205,87 @@ class GnomeShell:
         except BaseException:
             self.close()
             raise
+
+    def extension_info(self, uuid):
+        """What `gnome-extensions info` says of uuid (its state: ENABLED or ACTIVE, ERROR, OUT OF
+        DATE…), and the error the shell recorded for it (org.gnome.Shell.Extensions)."""
+        info = subprocess.run(['gnome-extensions', 'info', uuid], env=self.env, capture_output=True, text=True, timeout=30)
+        text = (info.stdout + info.stderr).strip()
+        error = self._gdbus('org.gnome.Shell', '/org/gnome/Shell', 'org.gnome.Shell.Extensions.GetExtensionErrors',
+                            uuid, check=False)
+        if error.returncode == 0 and error.stdout.strip() not in ('(@as [],)', '([],)'):
+            text += '\n  errors: ' + error.stdout.strip()
+        return text
+
+    def extension_report(self, uuids=None):
+        """gnome-extensions info of the extensions under test, and the shell's log's JS errors."""
+        parts = ['gnome-extensions info %s:\n  %s' % (u, self.extension_info(u).replace('\n', '\n  '))
+                 for u in (uuids or [HELPER_UUID, UUID])]
+        errors = [line for line in self.log().splitlines() if 'JS ERROR' in line or 'Extension' in line and 'rror' in line]
+        if errors:
+            parts.append('the shell\'s log:\n  ' + '\n  '.join(errors[-20:]))
+        return '\n'.join(parts)
+
+    def extension_state(self):
+        """The extension's state as the shell's extension manager holds it (1: enabled/active)."""
+        return self.eval("String(Main.extensionManager.lookup('%s')?.state)" % UUID)
+
+    def wait_active(self, timeout=20):
+        """Waits until the extension is enabled; when it is not, the failure says why (its state
+        and error as `gnome-extensions info` reports them)."""
+        try:
+            wait_until(lambda: self.extension_state() == '"1"', timeout, 'the extension enabled (state 1)')
+        except AssertionError as e:
+            raise AssertionError('%s\n%s' % (e, self.extension_report())) from None
+
+    def _start_session_services(self):
+        """logind and GDM as python-dbusmock mocks on the private system bus, where the shell can
+        then lock: GNOME Shell makes its screen shield only when LoginManager.canLock() (GDM's
+        Version on the system bus, and logind's /run/systemd/seats), which a headless shell
+        without them never has. Only where /run/systemd/seats exists (a booted system, or the root
+        scripts/check-gnome.sh prepares) and python3-dbusmock is installed; elsewhere the lock
+        screen test makes the shield itself (GNOME 43 lets it)."""
+        self.lockable = False
+        if not os.path.isdir('/run/systemd/seats'):
+            return
+        try:
+            import dbusmock  # noqa: F401
+        except ImportError:
+            return
+        env = dict(self.env)
+        for argv in (['-m', 'dbusmock', '--system', '--template', 'logind'],
+                     ['-m', 'dbusmock', '--system', 'org.gnome.DisplayManager', '/org/gnome/DisplayManager/Manager',
+                      'org.gnome.DisplayManager.Manager']):
+            self._procs.append(subprocess.Popen([sys.executable] + argv, env=env, stdout=subprocess.DEVNULL,
+                                                stderr=subprocess.DEVNULL))
+        for name in ('org.freedesktop.login1', 'org.gnome.DisplayManager'):
+            wait_until(lambda: subprocess.run(['gdbus', 'call', '--system', '--dest', 'org.freedesktop.DBus',
+                                               '--object-path', '/org/freedesktop/DBus', '--method',
+                                               'org.freedesktop.DBus.NameHasOwner', name], env=env,
+                                              capture_output=True, text=True).stdout.startswith('(true'),
+                       20, 'the %s mock on the system bus' % name)
+        mock = ['gdbus', 'call', '--system', '--dest']
+        subprocess.run(mock + ['org.gnome.DisplayManager', '--object-path', '/org/gnome/DisplayManager/Manager',
+                               '--method', 'org.freedesktop.DBus.Mock.AddProperty', 'org.gnome.DisplayManager.Manager',
+                               'Version', "<'%d.0'>" % shell_major()], env=env, check=True, capture_output=True)
+        # The shell's own session, which its screen shield asks logind for (Lock, Unlock, Active).
+        subprocess.run(mock + ['org.freedesktop.login1', '--object-path', '/org/freedesktop/login1', '--method',
+                               'org.freedesktop.DBus.Mock.AddSession', 'plx', 'seat0', str(os.getuid()),
+                               'parallax', 'true'], env=env, check=True, capture_output=True)
+        self.env['XDG_SESSION_ID'] = 'plx'
+        self.lockable = True
+
+    def set_enabled(self, on):
+        """Enables or disables the extension through enabled-extensions, as the Extensions app
+        does, and waits until the shell has done it."""
+        self.gsettings('org.gnome.shell', 'enabled-extensions', repr([HELPER_UUID, UUID] if on else [HELPER_UUID]))
+        if on:
+            self.wait_active()
+        else:
+            wait_until(lambda: self.extension_state() not in ('"1"', '"7"', '"8"'), 20, 'the extension disabled')
+
+    def pid(self):
+        return self.shell.pid
 
     def reenable_extension(self):
         """Disables and enables the extension again (through enabled-extensions, as the
@@ -189,10 +336,14 @@ class GnomeShell:
         return value
 
     def gsettings(self, schema, key, value):
-        args = ['gsettings']
-        if schema == SCHEMA:
-            args += ['--schemadir', self.schemas]
-        subprocess.run(args + ['set', schema, key, value], env=self.env, check=True, timeout=30)
+        subprocess.run(self.gsettings_command(schema) + ['set', schema, key, value], env=self.env, check=True, timeout=30)
+
+    def gsettings_command(self, schema):
+        """gsettings, with the extension's own schema folder for its schema when it is installed
+        for the HOME (the package's is compiled with the system's)."""
+        if schema == SCHEMA and self.schemas:
+            return ['gsettings', '--schemadir', self.schemas]
+        return ['gsettings']
 
     def screenshot(self):
         path = os.path.join(self.dir, 'shot.png')
@@ -233,11 +384,31 @@ class GnomeShell:
 
     def point(self, x, y):
         """Moves the pointer to (x, y) of the stage through a virtual pointer of the shell's seat
-        (as a real pointer's events arrive) and waits until the shell has seen it there."""
+        (as a real pointer's events arrive) and waits until the shell has seen it there. The
+        motion is sent again until it lands: a new virtual pointer's first absolute motion lands
+        at x = 0 under GNOME 50."""
         x, y = int(x), int(y)
-        self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (self._POINTER, self._NOW, x, y))
-        wait_until(lambda: json.loads(json.loads(self.eval('JSON.stringify(global.get_pointer().slice(0, 2))'))) == [x, y],
-                   10, 'the pointer at (%d, %d)' % (x, y))
+
+        def there():
+            if json.loads(json.loads(self.eval('JSON.stringify(global.get_pointer().slice(0, 2))'))) == [x, y]:
+                return True
+            self.eval('%s.notify_absolute_motion(%s, %d, %d)' % (self._POINTER, self._NOW, x, y))
+            return False
+        wait_until(there, 10, 'the pointer at (%d, %d)' % (x, y), interval=0.2)
+
+    def click_until(self, x, y, done, what, timeout=20):
+        """Clicks at (x, y) until done() is true (returned), waiting a second for the effect of
+        each click before the next: a press may be dropped (a new virtual pointer's first click
+        under GNOME 50, a press that comes with the pointer's first entry into a GTK 4.18
+        surface)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.click(x, y)
+            try:
+                return wait_until(done, 1.0, what)
+            except AssertionError:
+                if time.monotonic() > deadline:
+                    raise
 
     def click(self, x, y):
         """A click of the primary button at (x, y): the pointer moves there, and the button goes

@@ -37,7 +37,7 @@ def switches_on(pic, rect):
 
 def get(gnome, key):
     import subprocess
-    out = subprocess.run(['gsettings', '--schemadir', gnome.schemas, 'get', SCHEMA, key], env=gnome.env,
+    out = subprocess.run(gnome.gsettings_command(SCHEMA) + ['get', SCHEMA, key], env=gnome.env,
                          capture_output=True, text=True, check=True, timeout=30)
     return out.stdout.strip()
 
@@ -64,8 +64,14 @@ def drawn_switches(gnome):
     return on
 
 
+# GNOME's preferences app (org.gnome.Shell.Extensions): gnome-shell-extension-prefs (Debian 12
+# and 13), gnome-shell itself (GNOME 50 in forky), gnome-extensions-app (GNOME 51 in sid).
+PREFS_APP = '/usr/share/dbus-1/services/org.gnome.Shell.Extensions.service'
+
+
 def test_gnome_extensions_prefs_opens_a_working_window(shells):
     import subprocess
+    assert os.path.exists(PREFS_APP), 'GNOME\'s preferences app is not installed (%s)' % PREFS_APP
     gnome = shells()
     subprocess.run(['gnome-extensions', 'prefs', UUID], env=gnome.env, check=True, timeout=60)
     window = wait_until(lambda: [w for w in gnome.windows() if w[0] == TITLE and w[2][2] > 0], 60,
@@ -88,8 +94,7 @@ def test_gnome_extensions_prefs_opens_a_working_window(shells):
     # The pointer comes into the window before it clicks, as a hand on a mouse does: GTK 4.18
     # (GNOME 48) drops a press that comes with the pointer's first entry into its surface.
     gnome.point(rect[0] + 100, rect[1] + 100)
-    gnome.click(*on[0])
-    wait_until(lambda: get(gnome, 'move-overview') == 'false', 20, 'move-overview written by the click')
+    gnome.click_until(*on[0], lambda: get(gnome, 'move-overview') == 'false', 'move-overview written by the click')
     wait_until(lambda: switches_on(gnome.screenshot(), prefs_rect(gnome)) == on[1:], 20, 'the first switch drawn off')
     # The other way: a key set from outside moves its switch.
     gnome.gsettings(SCHEMA, 'move-lock-screen', 'false')

@@ -123,6 +123,11 @@ class FakeDaemon:
         with self._lock:
             return len(self._subscribed)
 
+    def connection_count(self):
+        """Clients connected now (a closed connection is gone once its end is read)."""
+        with self._lock:
+            return len(self._clients)
+
     def send_offset(self, x, y, vx=0.0, vy=0.0, t=None, yaw=0.0, vyaw=0.0):
         """Sends one offset frame to every subscriber (t: CLOCK_MONOTONIC ns, default now); those
         that subscribed with heading also get yaw (radians, positive = turned right) and vyaw."""
