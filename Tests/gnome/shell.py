@@ -418,7 +418,10 @@ class GnomeShell:
             self.eval('%s.notify_button(%s, imports.gi.Clutter.BUTTON_PRIMARY, imports.gi.Clutter.ButtonState.%s)'
                       % (self._POINTER, self._NOW, state))
 
-    _POINTER = ('(global._plxPointer = global._plxPointer || imports.gi.Clutter.get_default_backend()'
+    # The seat's backend: the stage's Clutter context (mutter 46 and later; 51 removed
+    # Clutter.get_default_backend), or the default backend before.
+    _POINTER = ('(global._plxPointer = global._plxPointer || (global.stage.context ? global.stage.context.get_backend() '
+                ': imports.gi.Clutter.get_default_backend())'
                 '.get_default_seat().create_virtual_device(imports.gi.Clutter.InputDeviceType.POINTER_DEVICE))')
     _NOW = 'imports.gi.GLib.get_monotonic_time()'
 

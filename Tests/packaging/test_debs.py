@@ -86,7 +86,9 @@ EXPECTED_FILES = {
 def test_the_six_packages_carry_the_project_version(debs):
     assert sorted(debs) == sorted(PACKAGES)
     for deb in debs.values():
-        assert deb.field('Version') == version_of_the_project(), deb.name
+        # The extension's package is built per GNOME generation: +deb12 carries the GNOME 43-44 form.
+        suffix = '+deb12' if deb.name == 'gnome-shell-extension-parallax' else ''
+        assert deb.field('Version') == version_of_the_project() + suffix, deb.name
     assert debs['python3-parallax'].field('Architecture') == 'all'
     assert debs['gnome-shell-extension-parallax'].field('Architecture') == 'all'
     for name in ('libparallax1', 'libparallax-dev'):
@@ -213,8 +215,8 @@ def test_maintainer_scripts(debs):
     assert 'userdel' in postrm and 'groupdel' in postrm
 
 
-def lintian_tags(build_dir):
-    path = os.path.join(build_dir, 'lintian.txt')
+def lintian_tags(build_dir, name='lintian.txt'):
+    path = os.path.join(build_dir, name)
     assert os.path.exists(path), 'no lintian.txt: lintian is missing (scripts/setup.sh installs it)'
     with open(path) as f:
         text = f.read()
@@ -250,3 +252,42 @@ def test_gnome_extension_is_the_gnome_43_form(debs, tmp_path):
     assert out.returncode == 0, out.stderr
     schemas = os.path.join(root, 'usr/share/glib-2.0/schemas')
     subprocess.run(['glib-compile-schemas', '--strict', '--dry-run', schemas], check=True)
+
+
+@pytest.mark.parametrize('release', ['trixie', 'forky', 'sid'])
+def test_later_releases_get_the_es_module_form_and_the_same_compiled_packages(debs, release, tmp_path):
+    """scripts/build-debs.sh --release R OUTDIR: the same compiled packages and Python module, and
+    the extension's ES-module form (GNOME 45-51, +deb13) with a dependency on those shells."""
+    import json
+    out = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'build-debs.sh'), '--release', release, str(tmp_path / 'out')],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=3600)
+    assert out.returncode == 0, out.stderr[-4000:]
+    paths = out.stdout.splitlines()
+    assert all(p.startswith(str(tmp_path / 'out') + '/') and os.path.exists(p) for p in paths), paths
+    from conftest import Deb
+    got = {d.name: d for d in map(Deb, paths)}
+    assert sorted(got) == sorted(PACKAGES)
+    for name in PACKAGES:
+        if name != 'gnome-shell-extension-parallax':
+            with open(got[name].path, 'rb') as a, open(debs[name].path, 'rb') as b:
+                assert a.read() == b.read(), name
+    ext = got['gnome-shell-extension-parallax']
+    assert ext.field('Version') == version_of_the_project() + '+deb13'
+    assert ext.field('Depends').endswith('gnome-shell (>= 45~), gnome-shell (<< 52~)')
+    assert 'GNOME Shell 45 to 51' in ext.field('Description')
+    root = ext.extract(str(tmp_path / 'root'))
+    folder = os.path.join(root, 'usr/share/gnome-shell/extensions/parallax@parallaxd')
+    with open(os.path.join(folder, 'metadata.json')) as f:
+        assert json.load(f)['shell-version'] == [str(v) for v in range(45, 52)]
+    with open(os.path.join(folder, 'extension.js')) as f:
+        assert 'export default class' in f.read()
+    # lintian's verdict on the ES-module package, kept beside the build.
+    text, tags = lintian_tags(os.path.dirname(debs['parallaxd'].path), 'lintian-esm.txt')
+    assert [t for t in tags if t[0] in 'EW'] == [], text
+
+
+def test_an_unknown_release_is_refused_with_the_known_ones(tmp_path):
+    out = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'build-debs.sh'), '--release', 'jessie', str(tmp_path)],
+                         cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 64 and 'bookworm' in out.stderr and 'sid' in out.stderr, out
+    assert os.listdir(tmp_path) == []
