@@ -121,13 +121,14 @@ def test_picture(path, width=WIDTH, height=HEIGHT):
 
 class GnomeShell:
     def __init__(self, settings=None, interface=None, env=None, extension=True, width=WIDTH, height=HEIGHT,
-                 picture=None, enabled=True, zip=None):
+                 picture=None, enabled=True, zip=None, alter=None):
         """settings: {key: gvariant text} for the extension's schema; interface: the same for
         org.gnome.desktop.interface; env: more environment for the shell (PARALLAXD_SOCKET);
         picture: the background (a PNG, zoomed to cover), default the test picture; enabled:
         False installs the extension without enabling it (enable() does); zip: an
         extensions.gnome.org zip to install for the HOME with `gnome-extensions install` instead
-        of the assembled sources."""
+        of the assembled sources; alter: called with the assembled extension's folder before the
+        shell starts (a test that breaks it on purpose)."""
         self.dir = tempfile.mkdtemp(prefix='plx-gnome-', dir='/tmp')
         self.width, self.height = width, height
         home = os.path.join(self.dir, 'home')
@@ -171,6 +172,8 @@ class GnomeShell:
             elif extension:
                 assemble(FORM, os.path.join(extensions, UUID))
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
+                if alter:
+                    alter(os.path.join(extensions, UUID))
             extension_enabled = (extension or zip) and enabled
             if extension_enabled:
                 enabled_uuids.append(UUID)
@@ -233,8 +236,13 @@ class GnomeShell:
     def wait_active(self, timeout=20):
         """Waits until the extension is enabled; when it is not, the failure says why (its state
         and error as `gnome-extensions info` reports them)."""
+        def enabled():
+            state = self.extension_state()
+            if state in ('"3"', '"4"'):      # ERROR, OUT_OF_DATE: final, no need to wait
+                raise AssertionError('the extension is not enabled (state %s)' % state)
+            return state == '"1"'
         try:
-            wait_until(lambda: self.extension_state() == '"1"', timeout, 'the extension enabled (state 1)')
+            wait_until(enabled, timeout, 'the extension enabled (state 1)')
         except AssertionError as e:
             raise AssertionError('%s\n%s' % (e, self.extension_report())) from None
 
