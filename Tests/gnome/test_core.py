@@ -96,3 +96,34 @@ def test_core_under_gjs(workdir, form):
     # not json, bad UTF-8, NaN, 1.5, 1e300, "0.1", 5.5, no x, an array, the nesting; the overlong
     # line is dropped by the reader before it is a line.
     assert hostile['ignored'] == 10
+
+
+@pytest.mark.parametrize('form', ['esm', 'legacy'])
+def test_the_shared_wire_cases(workdir, form):
+    """Tests/protocol/wire-cases.json's server lines through protocol.js, as the Subscriber reads
+    them while subscribed: the offset taken, nothing, or the state after it."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, 'Tests', 'protocol'))
+    import wire_cases
+    ext = assemble(form, os.path.join(workdir, form))
+    out = subprocess.run(['gjs', '-m', os.path.join(HERE, 'wire_check.js'), ext, form, wire_cases.PATH],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    got = {r['name']: r for r in map(json.loads, out.stdout.splitlines())}
+    start = {'sensor': 'ok', 'reduceMotion': False}
+    checked = 0
+    for name, case in wire_cases.cases('server', 'gnome'):
+        r, expect = got[name], case['expect']
+        if 'offset' in expect:
+            e = expect['offset']
+            assert r['offset'] == {k: e[k] for k in ('x', 'y', 'vx', 'vy', 't', 'seq')}, name
+        elif 'state' in expect:
+            e = expect['state']
+            assert r['offset'] is None and r['state']['reduceMotion'] == e['reduce_motion'], (name, r)
+            assert (r['state']['sensor'] == 'ok') == (e['sensor'] == 'ok'), (name, r)
+            if e['sensor'] != 'not ok':
+                assert r['state']['sensor'] == e['sensor'], (name, r)
+        else:
+            assert r['offset'] is None and r['state'] == start, (name, r)
+        checked += 1
+    assert checked == len(wire_cases.cases('server', 'gnome')) > 30
