@@ -76,8 +76,8 @@ extension ParallaxSubscriber {
         switch type {
         case "offset":
             guard case .offset(let seq, let t, let x, let y, let vx, let vy, let heading)? = ServerMessage.decode(value),
-                Self.isOffset(x), Self.isOffset(y), vx.isFinite, vy.isFinite,
-                heading.map({ Self.isYaw($0.yaw) && $0.vyaw.isFinite }) ?? true
+                Self.isOffset(x), Self.isOffset(y), Self.isVelocity(vx), Self.isVelocity(vy),
+                heading.map({ Self.isYaw($0.yaw) && Self.isVelocity($0.vyaw) }) ?? true
             else {
                 ignoredLines += 1
                 return
@@ -109,6 +109,9 @@ extension ParallaxSubscriber {
     }
 
     private static func isOffset(_ v: Double) -> Bool { v.isFinite && v >= -1 && v <= 1 }
+
+    /// vx, vy and vyaw on the wire: within ±9999 (docs/protocol.md "offset"), as every kit reads them.
+    private static func isVelocity(_ v: Double) -> Bool { v.isFinite && abs(v) <= ProtocolConstants.maxOffsetVelocity }
 
     /// A yaw as written on the wire: (−π, π] rounded to 4 decimals, so up to ±3.1416.
     private static func isYaw(_ v: Double) -> Bool { v.isFinite && abs(v) <= 3.1416 }

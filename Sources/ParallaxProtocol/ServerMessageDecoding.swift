@@ -46,11 +46,16 @@ extension ServerMessage {
                 let t = value["t"]?.doubleValue.flatMap({ Int64(exactly: $0) }),
                 let x = value["x"]?.doubleValue, let y = value["y"]?.doubleValue
             else { return nil }
-            // vx and vy came with protocol v1's velocity extension: a server without them means 0.
-            let vx = value["vx"]?.doubleValue ?? 0
-            let vy = value["vy"]?.doubleValue ?? 0
+            // vx and vy came with protocol v1's velocity extension: a server without them means 0;
+            // one that sends them as something other than a number sends no frame (as every kit
+            // reads it: Tests/protocol/wire-cases.json).
+            guard let vx = numberOrAbsent(value["vx"]), let vy = numberOrAbsent(value["vy"]) else { return nil }
             // yaw only for subscribers that asked for the heading; vyaw absent = 0 like vx.
-            let heading = value["yaw"]?.doubleValue.map { OffsetHeading(yaw: $0, vyaw: value["vyaw"]?.doubleValue ?? 0) }
+            var heading: OffsetHeading?
+            if let yawValue = value["yaw"] {
+                guard let yaw = yawValue.doubleValue, let vyaw = numberOrAbsent(value["vyaw"]) else { return nil }
+                heading = OffsetHeading(yaw: yaw, vyaw: vyaw)
+            }
             return .offset(seq: seq, t: t, x: x, y: y, vx: vx, vy: vy, heading: heading)
         case "status":
             return .status(decodeStatus(value), id: id)
@@ -104,5 +109,11 @@ extension ServerMessage {
             gyro: value["gyro"]?.stringValue ?? "",
             repairs: (value["repairs"]?.arrayValue ?? []).compactMap(\.stringValue),
             check: value["check"]?.stringValue ?? "", checkDetail: value["check_detail"]?.stringValue ?? "")
+    }
+
+    /// An optional number field: 0 when absent, nil when present but not a number.
+    private static func numberOrAbsent(_ field: JSONValue?) -> Double? {
+        guard let field else { return 0 }
+        return field.doubleValue
     }
 }

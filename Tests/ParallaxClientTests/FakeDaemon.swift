@@ -119,7 +119,11 @@ final class FakeConnection {
 
     /// Writes all of `text`, pumping the subscriber while the socket is full so it drains it.
     func send(_ text: String, pumping subscriber: ParallaxSubscriber) {
-        let bytes = Array(text.utf8)
+        send(bytes: Array(text.utf8), pumping: subscriber)
+    }
+
+    /// Writes all of `bytes` (a line need not be UTF-8), pumping the subscriber as `send` does.
+    func send(bytes: [UInt8], pumping subscriber: ParallaxSubscriber) {
         var sent = 0
         while sent < bytes.count {
             let count = bytes.withUnsafeBytes { plx_send(descriptor, $0.baseAddress! + sent, $0.count - sent) }
