@@ -84,6 +84,14 @@ BUILD="$OUT/$KEY"
 
 scratches=()
 trap 'for d in "${scratches[@]}"; do rm -rf "$d"; done' EXIT
+# new_scratch: sets $scratch to a private folder under /var/tmp holding a copy of the tree in src/
+# (the Swift build tree is large: the packages are all that is kept; the folder goes on exit).
+new_scratch() {
+  scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
+  scratches+=("$scratch")
+  mkdir "$scratch/src"
+  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
+}
 mkdir -p "$OUT"
 exec 9>"$OUT/lock"
 flock 9   # one build at a time (the tests and the lab may ask together)
@@ -92,11 +100,7 @@ if [ ! -f "$BUILD/done" ]; then
   log "building the packages of this tree ($KEY${DEB_BUILD_OPTIONS:+, DEB_BUILD_OPTIONS=$DEB_BUILD_OPTIONS}); log: $BUILD/build.log"
   rm -rf "$BUILD"
   mkdir -p "$BUILD"
-  scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
-  # The Swift build tree is large; the packages are all that is kept.
-  scratches+=("$scratch")
-  mkdir "$scratch/src"
-  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
+  new_scratch
   started=$SECONDS
   if ! (cd "$scratch/src" && dpkg-buildpackage -us -uc -b) > "$BUILD/build.log" 2>&1; then
     tail -n 30 "$BUILD/build.log" >&2
@@ -128,10 +132,7 @@ if [ "$GNOME_FORM" = esm ] && [ ! -f "$BUILD/esm/done" ]; then
   log "building the GNOME Shell extension's ES-module package; log: $BUILD/esm/build.log"
   rm -rf "$BUILD/esm"
   mkdir -p "$BUILD/esm"
-  scratch="$(mktemp -d /var/tmp/parallaxd-debs.XXXXXX)"
-  scratches+=("$scratch")
-  mkdir "$scratch/src"
-  printf '%s\0' "${FILES[@]}" | tar -C "$ROOT" --null --no-recursion -T - -cf - | tar -C "$scratch/src" -xf -
+  new_scratch
   if ! (cd "$scratch/src" && GNOME_SHELL_FORM=esm dpkg-buildpackage -us -uc -A) > "$BUILD/esm/build.log" 2>&1; then
     tail -n 30 "$BUILD/esm/build.log" >&2
     log "dpkg-buildpackage -A (esm) failed; the whole log: $BUILD/esm/build.log"
