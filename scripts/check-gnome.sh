@@ -52,8 +52,8 @@ started=$SECONDS
 # The release's packages.
 debs=$(mktemp -d /var/tmp/parallaxd-gnome-debs.XXXXXX)
 release_overlay "$ROOTFS"
-trap 'release_unmount; for w in "${release_overlays[@]}"; do rm -rf "$w"; done; rm -rf "$debs"' EXIT
-trap 'exit 143' TERM      # (the EXIT trap then unmounts and removes the overlay)
+release_cleanup_paths+=("$debs")
+trap 'exit 143' TERM      # (the exit trap, release_cleanup, then unmounts and removes the overlay)
 trap 'exit 130' INT
 "$ROOT/scripts/build-debs.sh" --release "$RELEASE" "$debs" > "$debs/list"
 release_mount "$OVERLAY" "$ROOT"

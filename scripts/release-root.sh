@@ -83,16 +83,25 @@ release_root() {
 
 # release_mount ROOTFS REPO [READ_ONLY_DIR…]: the kernel's file systems, REPO at /repo and each
 # READ_ONLY_DIR at its own path inside ROOTFS, a writable /tmp; all unmounted when the shell exits.
+# One exit trap does all the cleaning (release_cleanup): a caller adds its own folders to
+# release_cleanup_paths rather than setting a trap of its own.
 release_mounted=()
+release_overlays=()
+release_cleanup_paths=()
 release_unmount() {
   local i
   for ((i = ${#release_mounted[@]} - 1; i >= 0; i--)); do umount -l "${release_mounted[$i]}" 2>/dev/null || true; done
   release_mounted=()
 }
+release_cleanup() {
+  release_unmount
+  local p
+  for p in "${release_overlays[@]}" "${release_cleanup_paths[@]}"; do rm -rf "$p"; done
+}
 release_mount() {
   local rootfs=$1 repo=$2 m dir
   shift 2
-  trap release_unmount EXIT
+  trap release_cleanup EXIT
   mkdir -p "$rootfs/repo"
   for m in proc sys dev; do
     mountpoint -q "$rootfs/$m" || { mount --rbind "/$m" "$rootfs/$m"; mount --make-rslave "$rootfs/$m"; release_mounted+=("$rootfs/$m"); }
@@ -116,7 +125,6 @@ release_overlay() {
     rm -rf "$work"; release_log "could not mount an overlay over $rootfs"; return 1; }
   release_mounted=("$work/merged" "${release_mounted[@]}")
   release_overlays+=("$work")
-  trap 'release_unmount; for w in "${release_overlays[@]}"; do rm -rf "$w"; done' EXIT
+  trap release_cleanup EXIT
   OVERLAY=$work/merged
 }
-release_overlays=()

@@ -128,7 +128,8 @@ class GnomeShell:
         False installs the extension without enabling it (enable() does); zip: an
         extensions.gnome.org zip to install for the HOME with `gnome-extensions install` instead
         of the assembled sources; alter: called with the assembled extension's folder before the
-        shell starts (a test that breaks it on purpose)."""
+        shell starts (a test that breaks it on purpose; the assembled copy is installed for the
+        HOME then, even where a package installed the extension: GNOME takes the HOME's first)."""
         self.dir = tempfile.mkdtemp(prefix='plx-gnome-', dir='/tmp')
         self.width, self.height = width, height
         home = os.path.join(self.dir, 'home')
@@ -166,7 +167,7 @@ class GnomeShell:
             if zip:
                 subprocess.run(['gnome-extensions', 'install', '--force', zip], env=self.env, check=True, timeout=60)
                 self.schemas = os.path.join(extensions, UUID, 'schemas')
-            elif extension and INSTALLED:
+            elif extension and INSTALLED and not alter:
                 if not os.path.exists(os.path.join('/usr/share/gnome-shell/extensions', UUID, 'metadata.json')):
                     raise AssertionError('PARALLAX_GNOME_EXTENSION=installed, but no %s in /usr/share/gnome-shell/extensions' % UUID)
             elif extension:
@@ -196,7 +197,8 @@ class GnomeShell:
             try:
                 wait_until(lambda: self._evaluates(), 60, 'gnome-shell to answer Eval (unsafe mode)')
             except AssertionError as e:
-                raise AssertionError('%s\n%s' % (e, self.extension_report([HELPER_UUID]))) from None
+                raise AssertionError('%s\n%s\n--- the shell\'s log (last lines)\n%s'
+                                     % (e, self.extension_report([HELPER_UUID]), self.log()[-4000:])) from None
             wait_until(lambda: self.eval('String(Main.layoutManager._startingUp)') == '"false"', 60,
                        'the shell to finish starting')
             if extension_enabled:
@@ -236,13 +238,22 @@ class GnomeShell:
     def wait_active(self, timeout=20):
         """Waits until the extension is enabled; when it is not, the failure says why (its state
         and error as `gnome-extensions info` reports them)."""
+        failed_since = [None]
+
         def enabled():
             state = self.extension_state()
-            if state in ('"3"', '"4"'):      # ERROR, OUT_OF_DATE: final, no need to wait
-                raise AssertionError('the extension is not enabled (state %s)' % state)
+            # ERROR and OUT_OF_DATE are final once they last: no need to wait out the timeout.
+            # (A moment's ERROR at start, then ACTIVE, has been seen under GNOME 51 a few times in
+            # a hundred starts, with no error recorded; the extension then works.)
+            if state in ('"3"', '"4"'):
+                failed_since[0] = failed_since[0] or time.monotonic()
+                if time.monotonic() - failed_since[0] >= 3:
+                    raise AssertionError('the extension is not enabled (state %s)' % state)
+            else:
+                failed_since[0] = None
             return state == '"1"'
         try:
-            wait_until(enabled, timeout, 'the extension enabled (state 1)')
+            wait_until(enabled, timeout, "the extension enabled (state 1)")
         except AssertionError as e:
             raise AssertionError('%s\n%s' % (e, self.extension_report())) from None
 
@@ -252,9 +263,11 @@ class GnomeShell:
         Version on the system bus, and logind's /run/systemd/seats), which a headless shell
         without them never has. Only where /run/systemd/seats exists (a booted system, or the root
         scripts/check-gnome.sh prepares) and python3-dbusmock is installed; elsewhere the lock
-        screen test makes the shield itself (GNOME 43 lets it)."""
+        screen test makes the shield itself (GNOME 43 lets it). Not for GNOME 43 either: with
+        these mocks its shell stopped answering at start in about half the starts in a Debian 12
+        root (its log ends after the PolKit message), and its shield can be made through Eval."""
         self.lockable = False
-        if not os.path.isdir('/run/systemd/seats'):
+        if FORM == 'legacy' or not os.path.isdir('/run/systemd/seats'):
             return
         try:
             import dbusmock  # noqa: F401
