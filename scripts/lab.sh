@@ -30,10 +30,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 LAB="${PARALLAX_LAB_DIR:-$ROOT/.build-lab}"
 GUEST="$ROOT/Tests/lab/guest"
 SUITE=bookworm
+# The Debian mirror this machine's apt uses (scripts/release-root.sh's debian_mirror), or
+# PARALLAX_LAB_MIRROR (it is part of the root file system's recipe: a cached image stays while it holds).
 MIRROR="${PARALLAX_LAB_MIRROR:-}"
 if [ -z "$MIRROR" ]; then
-  MIRROR="$(sed -n 's/^URIs:[[:space:]]*\(http[^ ]*debian\)[[:space:]]*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1)"
-  MIRROR="${MIRROR:-http://deb.debian.org/debian}"
+  . "$ROOT/scripts/release-root.sh"
+  MIRROR="$(debian_mirror 2>/dev/null || true)"
 fi
 # In the guest: the daemon's libraries, python3 for the agent and the hub, kmod for modprobe;
 # systemd, udev and dbus for the booted mode (systemd as PID 1), where the project's .debs are
