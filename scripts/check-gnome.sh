@@ -47,7 +47,6 @@ DEFAULT_BOOKWORM_TESTS="Tests/gnome/test_package.py Tests/gnome/test_background.
 . "$ROOT/scripts/release-root.sh"
 release_root "$RELEASE" gnome "$PACKAGES"
 [ "${1:-}" != --prepare ] || exit 0
-started=$SECONDS
 
 # The release's packages.
 debs=$(mktemp -d /var/tmp/parallaxd-gnome-debs.XXXXXX)
@@ -70,6 +69,7 @@ mkdir -p "$RELEASE_ROOTS/$RELEASE-apt-archives/partial"
 mount --bind "$RELEASE_ROOTS/$RELEASE-apt-archives" "$OVERLAY/var/cache/apt/archives"
 release_mounted+=("$OVERLAY/var/cache/apt/archives")
 apt_log=$RELEASE_ROOTS/$RELEASE-gnome-install.log
+started=$SECONDS
 if ! in_root sh -c 'apt-get install -y -q --no-install-recommends /tmp/parallax-debs/*.deb' > "$apt_log" 2>&1; then
   tail -n 30 "$apt_log" >&2
   echo "check-gnome: apt could not install the $RELEASE packages in a $RELEASE root" >&2
