@@ -29,6 +29,7 @@ DOCDIR       ?= $(DATADIR)/doc/parallaxd
 SYSCONFDIR   ?= /etc
 UNITDIR      ?= $(SYSTEMLIBDIR)/systemd/system
 USERUNITDIR  ?= $(SYSTEMLIBDIR)/systemd/user
+AUTOSTARTDIR ?= $(SYSCONFDIR)/xdg/autostart
 UDEVRULESDIR ?= $(SYSTEMLIBDIR)/udev/rules.d
 SYSUSERSDIR  ?= $(SYSTEMLIBDIR)/sysusers.d
 HELPERDIR    ?= $(SYSTEMLIBDIR)/parallaxd
@@ -83,16 +84,20 @@ install-files:
 		$(call dest,$(SYSUSERSDIR)) $(call dest,$(SCENEDIR)/images) \
 		$(call dest,$(HELPERDIR)) $(call dest,$(MANDIR)/man1) $(call dest,$(MANDIR)/man8) $(call dest,$(DOCDIR)) \
 		$(call dest,$(BASHCOMPDIR)) $(call dest,$(ZSHCOMPDIR)) $(call dest,$(FISHCOMPDIR)) \
-		$(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d) $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d)
+		$(call dest,$(SYSCONFDIR)/parallaxd/parallaxd.conf.d) $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d) \
+		$(call dest,$(AUTOSTARTDIR))
 	$(INSTALL_PROGRAM) $(foreach p,$(PROGRAMS),$(call q,$(BIN)/$(p))) $(call dest,$(BINDIR)/)
 	$(SUBSTITUTE) systemd/parallaxd.service > $(call dest,$(UNITDIR)/parallaxd.service)
 	$(SUBSTITUTE) systemd/parallaxd.socket > $(call dest,$(UNITDIR)/parallaxd.socket)
 	$(SUBSTITUTE) systemd/61-parallaxd.rules > $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules)
 	$(SUBSTITUTE) systemd/parallax-wallpaper.service > $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	@# Phosh sessions without systemd (gnome-session --builtin) start the wallpaper from here.
+	$(SUBSTITUTE) systemd/parallax-wallpaper-autostart.desktop > $(call dest,$(AUTOSTARTDIR)/parallax-wallpaper.desktop)
 	$(SUBSTITUTE) systemd/iio-sensor-proxy-parallaxd.conf > $(call dest,$(UNITDIR)/iio-sensor-proxy.service.d/parallaxd.conf)
 	chmod 0644 $(call dest,$(UNITDIR)/parallaxd.service) $(call dest,$(UNITDIR)/parallaxd.socket) \
 		$(call dest,$(UNITDIR)/iio-sensor-proxy.service.d/parallaxd.conf) \
-		$(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+		$(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(USERUNITDIR)/parallax-wallpaper.service) \
+		$(call dest,$(AUTOSTARTDIR)/parallax-wallpaper.desktop)
 	$(INSTALL) -m 0644 $(SCENES) $(call dest,$(SCENEDIR)/)
 	$(INSTALL) -m 0644 $(SCENE_IMAGES) $(call dest,$(SCENEDIR)/images/)
 	$(INSTALL) -m 0644 systemd/parallaxd.sysusers $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
@@ -127,7 +132,7 @@ post-install:
 uninstall:
 	rm -f $(foreach p,$(PROGRAMS),$(call dest,$(BINDIR)/$(p)))
 	rm -f $(call dest,$(UNITDIR)/parallaxd.service) $(call dest,$(UNITDIR)/parallaxd.socket)
-	rm -f $(call dest,$(USERUNITDIR)/parallax-wallpaper.service)
+	rm -f $(call dest,$(USERUNITDIR)/parallax-wallpaper.service) $(call dest,$(AUTOSTARTDIR)/parallax-wallpaper.desktop)
 	rm -f $(foreach f,$(notdir $(SCENES)),$(call dest,$(SCENEDIR)/$(f))) $(foreach f,$(notdir $(SCENE_IMAGES)),$(call dest,$(SCENEDIR)/images/$(f)))
 	rm -f $(call dest,$(UDEVRULESDIR)/61-parallaxd.rules) $(call dest,$(SYSUSERSDIR)/parallaxd.conf)
 	rm -f $(call dest,$(HELPERDIR)/parallaxd-iio-access) $(call dest,$(HELPERDIR)/parallaxd-before-sensor-proxy)

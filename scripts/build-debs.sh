@@ -6,6 +6,7 @@
 #   scripts/build-debs.sh [--release bookworm|trixie|forky|sid] [OUTDIR]
 #       release build (what users install); the .debs are copied into OUTDIR when one is given
 #   DEB_BUILD_OPTIONS=noopt scripts/build-debs.sh …    Swift debug configuration (scripts/test.sh)
+#   scripts/build-debs.sh --without-plasma-wallpaper …  all but plasma-wallpaper-parallax
 #
 # What differs between releases (docs/gnome.md "Packages for each release"): the compiled packages
 # (parallaxd, parallax-wallpaper, libparallax1, libparallax-dev) and python3-parallax are one build
@@ -14,6 +15,11 @@
 # legacy (GNOME 43-44) for bookworm, ES modules (GNOME 45-51) for trixie, forky and sid, built as
 # an architecture-independent build (dpkg-buildpackage -A, GNOME_SHELL_FORM=esm), which takes
 # seconds. The default release is bookworm.
+#
+# For trixie, forky and sid the packages also include plasma-wallpaper-parallax, the Plasma 6
+# wallpaper plugin (Sources/plasma-wallpaper, docs/plasma.md): it links the release's own Qt and KDE
+# Frameworks, so scripts/build-plasma-wallpaper.sh builds it in a root of that release, which needs
+# root; run as another user, this says so and builds the others.
 #
 # The build runs on a copy of the source tree (the files git tracks or would track, as they are
 # in the working tree, less tests, scripts and documentation the build does not read) in a
@@ -34,11 +40,13 @@ log() { printf 'build-debs: %s\n' "$*" >&2; }
 
 RELEASE=bookworm
 COPY_TO=
+PLASMA_WALLPAPER=yes
 while (($#)); do
   case $1 in
     --release) [ $# -ge 2 ] || { log "--release needs a release: bookworm, trixie, forky or sid"; exit 64; }
                RELEASE=$2; shift 2 ;;
     --release=*) RELEASE=${1#--release=}; shift ;;
+    --without-plasma-wallpaper) PLASMA_WALLPAPER=no; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) log "unknown option $1 (scripts/build-debs.sh [--release R] [OUTDIR])"; exit 64 ;;
     *) [ -z "$COPY_TO" ] || { log "one OUTDIR only"; exit 64; }; COPY_TO=$1; shift ;;
@@ -67,6 +75,8 @@ read_by_the_build() {
   case $1 in
     Tests/*Tests/*) return 0 ;;
     Tests/*|scripts/*|docs/images/*|examples/traces/*|examples/clients/*|BENCHMARKS.md) return 1 ;;
+    # Built on its own, in a root of each release (scripts/build-plasma-wallpaper.sh).
+    Sources/plasma-wallpaper/*) return 1 ;;
     docs/operations.md|docs/man/*) return 0 ;;
     docs/*) return 1 ;;
   esac
@@ -119,6 +129,8 @@ if [ ! -f "$BUILD/done" ]; then
   for old in "$OUT"/*/; do
     old="${old%/}"
     [ "$old" = "$BUILD" ] && continue
+    # (scripts/build-plasma-wallpaper.sh's builds keep themselves.)
+    case ${old##*/} in plasma-*) continue ;; esac
     if [ ! -f "$old/done" ] || [ "$(cat "$old/options" 2>/dev/null)" = "${DEB_BUILD_OPTIONS:-}" ]; then
       rm -rf "$old"
     fi
@@ -163,4 +175,13 @@ if [ -n "$COPY_TO" ]; then
   for deb in "${debs[@]}"; do printf '%s\n' "$(cd "$COPY_TO" && pwd)/${deb##*/}"; done
 else
   printf '%s\n' "${debs[@]}"
+fi
+
+# The Plasma 6 wallpaper plugin, built in a root of the release with these libparallax packages.
+if [ "$PLASMA_WALLPAPER" = yes ] && [ "$GNOME_FORM" = esm ]; then
+  if [ "$(id -u)" = 0 ]; then
+    "$ROOT/scripts/build-plasma-wallpaper.sh" "$RELEASE" "${COPY_TO:-$BUILD/plasma-$RELEASE}" --libparallax "$BUILD"
+  else
+    log "plasma-wallpaper-parallax not built: it is built in a root of $RELEASE, which needs root (sudo scripts/build-plasma-wallpaper.sh $RELEASE OUTDIR)"
+  fi
 fi

@@ -54,27 +54,14 @@ release_overlay "$ROOTFS"
 release_cleanup_paths+=("$debs")
 trap 'exit 143' TERM      # (the exit trap, release_cleanup, then unmounts and removes the overlay)
 trap 'exit 130' INT
-"$ROOT/scripts/build-debs.sh" --release "$RELEASE" "$debs" > "$debs/list"
+"$ROOT/scripts/build-debs.sh" --without-plasma-wallpaper --release "$RELEASE" "$debs" > "$debs/list"
 release_mount "$OVERLAY" "$ROOT"
-mkdir -p "$OVERLAY/tmp/parallax-debs" "$OVERLAY/run/systemd/seats"
-cp "$debs"/*.deb "$OVERLAY/tmp/parallax-debs/"
-in_root() {
-  chroot "$OVERLAY" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-    LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 DEBIAN_FRONTEND=noninteractive "$@"
-}
+mkdir -p "$OVERLAY/run/systemd/seats"
+in_root() { release_run "$OVERLAY" "$@"; }
 echo "check-gnome: $(in_root gnome-shell --version) in $(in_root sh -c '. /etc/os-release; echo $PRETTY_NAME'); installing $(cd "$debs" && ls *.deb | tr '\n' ' ')" >&2
-# The packages they depend on are fetched once per machine: the archives apt downloads are kept
-# beside the roots.
-mkdir -p "$RELEASE_ROOTS/$RELEASE-apt-archives/partial"
-mount --bind "$RELEASE_ROOTS/$RELEASE-apt-archives" "$OVERLAY/var/cache/apt/archives"
-release_mounted+=("$OVERLAY/var/cache/apt/archives")
 apt_log=$RELEASE_ROOTS/$RELEASE-gnome-install.log
 started=$SECONDS
-if ! in_root sh -c 'apt-get install -y -q --no-install-recommends /tmp/parallax-debs/*.deb' > "$apt_log" 2>&1; then
-  tail -n 30 "$apt_log" >&2
-  echo "check-gnome: apt could not install the $RELEASE packages in a $RELEASE root" >&2
-  exit 1
-fi
+release_install_debs "$OVERLAY" "$RELEASE" "$apt_log" "$debs"/*.deb
 echo "check-gnome: installed in $((SECONDS - started)) s (log: $apt_log): $(in_root dpkg-query -W -f '${Package} ${Version}, ' parallaxd gnome-shell-extension-parallax python3-parallax libparallax1 parallax-wallpaper)" >&2
 
 case " $* " in *" Tests/"*) ;; *)

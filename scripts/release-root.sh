@@ -62,19 +62,26 @@ release_root() {
     # A mirror that serves a snapshot of the archive (as some build farms do) has Release files
     # past their Valid-Until date; the root is a test bed, kept no longer than its package list.
     printf 'Acquire::Check-Valid-Until "false";\n' > "$tmp/etc/apt/apt.conf.d/99parallaxd-snapshot"
+    # /proc while packages configure: forky's udisks2 (which plasma-workspace needs) runs
+    # systemd-tmpfiles in its postinst, which fails without it.
+    mount -t proc proc "$tmp/proc"
     if ! { chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
            && chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $packages \
            && chroot "$tmp" apt-get clean; } >> "$RELEASE_ROOTS/$release-$purpose.log" 2>&1; then
+      umount -l "$tmp/proc"
       tail -n 20 "$RELEASE_ROOTS/$release-$purpose.log" >&2
       release_log "installing the packages into the $release root failed (log: $RELEASE_ROOTS/$release-$purpose.log)"
       return 1
     fi
+    umount -l "$tmp/proc"
     touch "$tmp/.parallaxd-root-complete"
     mv "$tmp" "$ROOTFS"
     release_log "made in $((SECONDS - started)) s ($(du -sh "$ROOTFS" | cut -f1))"
     # Roots of the same release and purpose with another package list are not used again.
     local old
-    for old in "$RELEASE_ROOTS/$release-$purpose-"*; do
+    # (KEY is 12 hex digits: a purpose that begins another's, plasma and plasmabuild say, never
+    # matches that one's roots.)
+    for old in "$RELEASE_ROOTS/$release-$purpose-"[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]; do
       [ "$old" = "$ROOTFS" ] || [ ! -d "$old" ] || rm -rf "$old"
     done
   fi
@@ -127,4 +134,30 @@ release_overlay() {
   release_overlays+=("$work")
   trap release_cleanup EXIT
   OVERLAY=$work/merged
+}
+
+# release_run ROOT COMMAND…: COMMAND inside ROOT through chroot, with a clean environment.
+release_run() {
+  local root=$1
+  shift
+  chroot "$root" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    LANG=C.UTF-8 PYTHONDONTWRITEBYTECODE=1 DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# release_install_debs OVERLAY RELEASE LOG DEB…: apt installs the DEBs into OVERLAY (a
+# release_overlay, release_mount done). The packages they depend on come from the archives kept
+# beside the roots (RELEASE_ROOTS/RELEASE-apt-archives): fetched once per machine, they install in
+# seconds after that. apt's output goes to LOG, its tail to standard error when it fails.
+release_install_debs() {
+  local overlay=$1 release=$2 log=$3
+  shift 3
+  mkdir -p "$overlay/tmp/parallax-debs" "$RELEASE_ROOTS/$release-apt-archives/partial"
+  cp "$@" "$overlay/tmp/parallax-debs/"
+  mount --bind "$RELEASE_ROOTS/$release-apt-archives" "$overlay/var/cache/apt/archives"
+  release_mounted+=("$overlay/var/cache/apt/archives")
+  if ! release_run "$overlay" sh -c 'apt-get install -y -q --no-install-recommends /tmp/parallax-debs/*.deb' > "$log" 2>&1; then
+    tail -n 30 "$log" >&2
+    release_log "apt could not install $(cd "$overlay/tmp/parallax-debs" && ls | tr '\n' ' ')in the $release root (log: $log)"
+    return 1
+  fi
 }

@@ -10,6 +10,7 @@ PACKAGES=(
   python3-venv python3-setuptools python3-wheel
   sway weston grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
   kwin-wayland libkscreenlocker5 dbus-bin phoc gir1.2-gtk-3.0 gir1.2-gtk-4.0 gir1.2-adw-1
+  phosh wtype gnome-session-bin plasma-workspace plasma-desktop qtwayland5 kactivitymanagerd
   libpng-dev libjpeg62-turbo-dev libjpeg-turbo-progs dbus-daemon gnome-shell gjs
   qemu-system-x86 debootstrap busybox-static cpio e2fsprogs kmod
   dpkg-dev debhelper dh-python pybuild-plugin-pyproject python3-all git libjpeg-dev lintian

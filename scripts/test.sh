@@ -54,7 +54,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
 
-# The roots of other releases (GNOME 43, 48, 50 and 51 as packaged; sway 1.10) are made once per
+# The roots of other releases (GNOME 43, 48, 50 and 51 as packaged; sway 1.10; phosh 0.46; Plasma
+# 6.3 and 6.7, and the roots the Plasma wallpaper plugin is built in) are made once per
 # machine and kept in /var/cache/parallaxd/roots (scripts/release-root.sh). On a machine without
 # them they are made in the background while the Swift programs build and the unit tests run:
 # mostly downloading and unpacking, it overlaps the compiler's work. Each check waits for its
@@ -62,7 +63,12 @@ cd "$PARALLAX_ROOT"
 if [ "$(id -u)" -eq 0 ]; then
   mkdir -p .build-roots
   ( bash scripts/check-sway-trixie.sh --prepare
+    bash scripts/check-phosh-trixie.sh --prepare
     for release in bookworm trixie forky sid; do bash scripts/check-gnome.sh "$release" --prepare; done
+    for release in trixie forky; do
+      bash scripts/build-plasma-wallpaper.sh "$release" --prepare
+      bash scripts/check-plasma.sh "$release" --prepare
+    done
   ) > .build-roots/make.log 2>&1 &
   roots_maker=$!
 fi
@@ -115,6 +121,14 @@ else
   echo "skipped: needs root (debootstrap, chroot, mounts), as the lab's first build does; run as root to include it"
 fi
 
+echo "== parallax-wallpaper under Phosh 0.46 (a Debian 13 root, chroot): above phosh's background in"
+echo "   both start orders and after a restart, under its bars and app grid, paused under the lock screen"
+if [ "$(id -u)" -eq 0 ]; then
+  bash scripts/check-phosh-trixie.sh
+else
+  echo "skipped: needs root (debootstrap, chroot, mounts), as the lab's first build does; run as root to include it"
+fi
+
 echo "== GNOME Shell extension (headless gnome-shell 43, software rendering, screenshots over D-Bus; its core under plain gjs)"
 # (test_package.py checks the installed packages: it runs in the roots below.)
 /usr/bin/python3 -m pytest -q -rs -p no:cacheprovider Tests/gnome --ignore=Tests/gnome/test_package.py
@@ -135,6 +149,16 @@ if [ "$(id -u)" -eq 0 ]; then
   done
 else
   # chroot, overlay and bind mounts need root; Tests/gnome ran above under this host's GNOME 43.
+  echo "skipped: needs root (debootstrap, chroot, mounts), as the lab's first build does; run as root to include it"
+fi
+
+echo "== KDE Plasma 6 wallpaper plugin as packaged: plasma-wallpaper-parallax built in a root of R, installed"
+echo "   with apt there, then Tests/plasma under its headless plasmashell (KWin nested in sway): 6.3 (trixie), 6.7 (forky)"
+if [ "$(id -u)" -eq 0 ]; then
+  for release in trixie forky; do
+    bash scripts/check-plasma.sh "$release"
+  done
+else
   echo "skipped: needs root (debootstrap, chroot, mounts), as the lab's first build does; run as root to include it"
 fi
 

@@ -1,8 +1,8 @@
 // The desktop's reduced-motion preference through xdg-desktop-portal: org.freedesktop.portal.Settings
 // on the session bus, namespace org.freedesktop.appearance, key reduced-motion (uint32, 1 = reduce).
 // Read once with ReadOne (Read on portals older than version 2) and followed through the
-// SettingChanged signal. sd-bus (libsystemd) does the D-Bus work on its own descriptor, which sits
-// in the wallpaper's poll loop: nothing here blocks, and an idle bus wakes nobody.
+// SettingChanged signal, on the wallpaper's session bus connection (SessionBus): nothing here
+// blocks.
 
 import CSystemd
 import Glibc
@@ -17,19 +17,14 @@ final class DesktopMotionPreference {
     /// Runs when `reduceMotion` changed.
     var changed: (() -> Void)?
     private(set) var reduceMotion = false
-    private var bus: OpaquePointer?
+    private let session: SessionBus
     private let log: (String) -> Void
 
-    /// Connects to the session bus; nil (after one log line) when there is none.
-    init?(log: @escaping (String) -> Void) {
+    init(session: SessionBus, log: @escaping (String) -> Void) {
+        self.session = session
         self.log = log
-        var bus: OpaquePointer?
-        let result = sd_bus_open_user(&bus)
-        guard result >= 0, let bus else {
-            log("no session bus (\(String(cString: strerror(-result)))): the desktop's reduced-motion setting is not followed")
-            return nil
-        }
-        self.bus = bus
+        session.lost.append { [weak self] in self?.set(false) }
+        guard let bus = session.bus else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = sd_bus_match_signal_async(bus, nil, Self.service, Self.objectPath, Self.interface, "SettingChanged",
                                       { message, data, _ in
@@ -40,47 +35,8 @@ final class DesktopMotionPreference {
         ask(method: "ReadOne")
     }
 
-    deinit {
-        if let bus { sd_bus_flush_close_unref(bus) }
-    }
-
-    var fileDescriptor: Int32 { bus.map { sd_bus_get_fd($0) } ?? -1 }
-
-    var pollEvents: Int16 {
-        guard let bus else { return 0 }
-        let events = sd_bus_get_events(bus)
-        return events > 0 ? Int16(events) : Int16(POLLIN)
-    }
-
-    /// Milliseconds until sd-bus has a timeout to handle (a pending call's), nil for none.
-    var timeoutMilliseconds: Int32? {
-        guard let bus else { return nil }
-        var usec: UInt64 = 0
-        guard sd_bus_get_timeout(bus, &usec) >= 0, usec != UInt64.max else { return nil }
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nowUsec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-        return usec <= nowUsec ? 0 : Int32(clamping: (usec - nowUsec + 999) / 1_000)
-    }
-
-    /// Handles whatever the bus has for us.
-    func process() {
-        guard let bus else { return }
-        while true {
-            let result = sd_bus_process(bus, nil)
-            if result < 0 {
-                log("session bus lost (\(String(cString: strerror(-result)))): the desktop's reduced-motion setting is no longer followed")
-                sd_bus_flush_close_unref(bus)
-                self.bus = nil
-                set(false)
-                return
-            }
-            if result == 0 { return }
-        }
-    }
-
     private func ask(method: String) {
-        guard let bus else { return }
+        guard let bus = session.bus else { return }
         var message: OpaquePointer?
         guard sd_bus_message_new_method_call(bus, &message, Self.service, Self.objectPath, Self.interface, method) >= 0 else { return }
         defer { sd_bus_message_unref(message) }

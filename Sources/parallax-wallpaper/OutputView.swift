@@ -39,7 +39,7 @@ final class OutputView {
         do {
             let subscriber = try ParallaxSubscriber(path: path, rate: rate, rotation: rotation, heading: heading)
             subscriber.log = { _, message in log(message) }
-            if !surface.visibility.isVisible { subscriber.pause() }  // nobody sees it: no sensing
+            if !isSeen { subscriber.pause() }  // nobody sees it: no sensing
             self.subscriber = subscriber
         } catch {
             log("cannot subscribe: \(error)")
@@ -48,17 +48,37 @@ final class OutputView {
 
     func unsubscribe() { subscriber = nil }
 
-    /// The compositor stopped or started showing the surface (SurfaceVisibility): hidden, the
-    /// subscription pauses (the connection stays) and the last frame drawn is held; shown again,
-    /// it resumes and draws at once, the held frame until the daemon's current offset comes.
+    /// The compositor stopped or started showing the surface (SurfaceVisibility).
     func visibilityChanged(_ change: VisibilityChange) {
-        switch change {
-        case .hidden:
-            heldInput = subscriber?.offset
-            subscriber?.pause()
-        case .visible:
+        let wasSeen = isSeen
+        surfaceHidden = change == .hidden
+        seenChanged(from: wasSeen)
+    }
+
+    /// The shell covers every output (its lock screen, DesktopShellWatch) or stopped covering
+    /// them, which the compositor's frame callbacks may not show.
+    func setCoveredByShell(_ covered: Bool) {
+        let wasSeen = isSeen
+        coveredByShell = covered
+        seenChanged(from: wasSeen)
+    }
+
+    /// Whether anyone can see the surface: neither the compositor nor the shell says otherwise.
+    var isSeen: Bool { !surfaceHidden && !coveredByShell }
+    private var surfaceHidden = false
+    private var coveredByShell = false
+
+    /// Hidden, the subscription pauses (the connection stays) and the last frame drawn is held;
+    /// seen again, it resumes and draws at once, the held frame until the daemon's current offset
+    /// comes.
+    private func seenChanged(from wasSeen: Bool) {
+        guard isSeen != wasSeen else { return }
+        if isSeen {
             subscriber?.resume()
             surface.requestRedraw()
+        } else {
+            heldInput = subscriber?.offset
+            subscriber?.pause()
         }
     }
 
@@ -116,6 +136,9 @@ final class OutputView {
     /// newest frame's prediction (MotionFill: where the rate asks for every refresh, within a short horizon).
     func update() {
         probe?.received(subscriber?.offset)
+        // Under the shell's lock screen the compositor may still answer frame callbacks (phoc):
+        // no frames then, whatever the smoother or reduce motion would ask for.
+        guard !coveredByShell else { return }
         if !drewOnce || liveOffset != lastInput || !smoother.isSettled {
             surface.requestRedraw()
         } else if heldInput == nil, let lastShownAt {

@@ -15,7 +15,7 @@ extension WallpaperApp {
         let judgement = allViews.compactMap(\.surface.visibilityDeadline).min().map { deadline in
             Int32(clamping: (max(deadline - now, 0) + 999_999) / 1_000_000)
         }
-        return ([desktop?.timeoutMilliseconds, judgement] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
+        return ([sessionTimeoutMilliseconds, judgement] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
     }
 
     func checkVisibility() {

@@ -14,6 +14,8 @@ enum StartFailure: Error {
     case compositor(WaylandError)
     /// The scene's images could not be read (file:line messages).
     case scene([SceneIssue])
+    /// The desktop's shell draws the background itself (KDE Plasma): not an error, nothing to do.
+    case shellDrawsDesktop
 }
 
 final class WallpaperApp {
@@ -31,6 +33,10 @@ final class WallpaperApp {
     private var views: [ObjectIdentifier: OutputView] = [:]
     private var windowView: OutputView?
     private(set) var desktop: DesktopMotionPreference?
+    /// The session bus (nil without one) and what the desktop's shell says there.
+    private let session: SessionBus?
+    var sessionTimeoutMilliseconds: Int32? { session?.timeoutMilliseconds }
+    private(set) var shell: DesktopShellWatch?
     private var framesOfClosedViews = 0
     /// Motion to photon of the views that are gone (--stats).
     private var presentationOfClosedViews: [PresentationProbe.Source: PresentationSummary] = [:]
@@ -44,6 +50,10 @@ final class WallpaperApp {
         } catch {
             throw .compositor(error)
         }
+        session = SessionBus(log: Self.log)
+        shell = session.map { DesktopShellWatch(session: $0) }
+        // Asked before any surface exists: under Plasma not even one frame covers its desktop.
+        if !options.window, shell?.plasmaShellRunning == true { throw .shellDrawsDesktop }
         textureLimit = ScenePrograms.maximumTextureSize()
         decodedFor = client.outputs.compactMap(\.geometry)
         let loaded = ImageSet.load(scene: scene, file: options.scenePath, outputs: decodedFor, textureLimit: textureLimit)
@@ -52,6 +62,10 @@ final class WallpaperApp {
         loop = EventLoop(display: client.display)
         loop.hangUp = { [weak self] in self?.reload() }
         makeDesktopPreference()
+        followShell()
+        if client.isPhoc && !options.window {
+            Self.log("phoc: drawing in the layer-shell bottom layer, above phosh's own background and under its bars")
+        }
         client.outputsChanged = { [weak self] in self?.syncOutputs() }
         loop.sources = { [weak self] in self?.loopSources() ?? [] }
         loop.timeout = { [weak self] in self?.loopTimeout() }
@@ -95,6 +109,9 @@ final class WallpaperApp {
 
     var allViews: [OutputView] { Array(views.values) + (windowView.map { [$0] } ?? []) }
 
+    /// Ends the loop; run() then returns 0 (a shell that draws the desktop itself appeared).
+    func stop() { loop.stop() }
+
     /// Runs until a signal or the compositor closes; returns the exit status.
     func run() -> Int32 {
         let ok = loop.run()
@@ -109,14 +126,15 @@ final class WallpaperApp {
 
     /// The desktop's preference matters only when the scene leaves reduce motion to the system.
     private func makeDesktopPreference() {
-        guard desktop == nil, scene.reduceMotion == .system else { return }
-        desktop = DesktopMotionPreference(log: Self.log)
+        guard desktop == nil, scene.reduceMotion == .system, let session else { return }
+        desktop = DesktopMotionPreference(session: session, log: Self.log)
         desktop?.changed = { [weak self] in self?.reduceMotionChanged() }
     }
 
     private func makeView(role: WallpaperSurface.Role, rotation: Int) throws(WaylandError) -> OutputView {
-        let surface = try WallpaperSurface(client: client, egl: egl, role: role)
+        let surface = try WallpaperSurface(client: client, egl: egl, role: role, layer: client.isPhoc ? .bottom : .background)
         let view = OutputView(surface: surface, smoothing: scene.smoothing) { [weak self] in self?.reduceMotion ?? false }
+        view.setCoveredByShell(shell?.locked == true)
         let stats = options.stats
         if stats { attachProbe(to: view) }
         surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
@@ -268,8 +286,8 @@ final class WallpaperApp {
                 if let self { for other in allViews { other.update() } }
             })
         }
-        if let desktop, desktop.fileDescriptor >= 0 {
-            sources.append(LoopSource(descriptor: desktop.fileDescriptor, events: desktop.pollEvents) { _ in desktop.process() })
+        if let session, session.fileDescriptor >= 0 {
+            sources.append(LoopSource(descriptor: session.fileDescriptor, events: session.pollEvents) { _ in session.process() })
         }
         return sources
     }

@@ -1,8 +1,9 @@
-// One place the wallpaper is shown: a wlr-layer-shell BACKGROUND surface on one output, or an
-// xdg-shell toplevel (--window). It owns the wl_surface, its role object, the wl_egl_window and
-// EGLSurface, and the frame pacing: a frame is drawn only when asked for (`requestRedraw`) and at
-// most one per frame callback, so a still picture costs nothing; while frames follow each other,
-// as late before the compositor's next composition as its DrawSchedule allows.
+// One place the wallpaper is shown: a wlr-layer-shell surface on one output (the BACKGROUND layer,
+// or BOTTOM on phoc: WallpaperSurface.Layer) that takes no input, or an xdg-shell toplevel
+// (--window). It owns the wl_surface, its role object, the wl_egl_window and EGLSurface, and the
+// frame pacing: a frame is drawn only when asked for (`requestRedraw`) and at most one per frame
+// callback, so a still picture costs nothing; while frames follow each other, as late before the
+// compositor's next composition as its DrawSchedule allows.
 
 import CLinux
 import CWayland
@@ -18,6 +19,24 @@ final class WallpaperSurface {
     enum Role {
         case background(WaylandOutput)
         case window
+    }
+
+    /// The layer-shell layer a background surface goes in. Both lie under every window.
+    enum Layer {
+        /// Where wallpapers go: under everything.
+        case background
+        /// One above: on phoc, phosh maps its own background in the background layer, and phoc
+        /// stacks the one mapped last on top; in the bottom layer the wallpaper stays above it
+        /// whichever started first, restarted or mapped on a new output, and still under phosh's
+        /// bars, app grid and lock screen (top and overlay layers) and every window.
+        case bottom
+
+        var shellValue: UInt32 {
+            switch self {
+            case .background: return ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue
+            case .bottom: return ZWLR_LAYER_SHELL_V1_LAYER_BOTTOM.rawValue
+            }
+        }
     }
 
     let role: Role
@@ -70,7 +89,7 @@ final class WallpaperSurface {
     /// Wall time of the last frame from the start of drawing to the end of eglSwapBuffers (ns).
     private(set) var lastFrameDuration: Int64 = 0
 
-    init(client: WaylandClient, egl: EGLRenderContext, role: Role) throws(WaylandError) {
+    init(client: WaylandClient, egl: EGLRenderContext, role: Role, layer: Layer = .background) throws(WaylandError) {
         guard let compositor = client.compositor, let surface = wl_compositor_create_surface(compositor) else {
             throw WaylandError(description: "cannot create a wl_surface")
         }
@@ -85,7 +104,7 @@ final class WallpaperSurface {
                 throw WaylandError(description: "the compositor has no wlr-layer-shell (zwlr_layer_shell_v1); use --window")
             }
             layerSurface = zwlr_layer_shell_v1_get_layer_surface(
-                shell, surface, output.proxy, ZWLR_LAYER_SHELL_V1_LAYER_BACKGROUND.rawValue, "parallax-wallpaper")
+                shell, surface, output.proxy, layer.shellValue, "parallax-wallpaper")
             let edges = ZWLR_LAYER_SURFACE_V1_ANCHOR_TOP.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_BOTTOM.rawValue
                 | ZWLR_LAYER_SURFACE_V1_ANCHOR_LEFT.rawValue | ZWLR_LAYER_SURFACE_V1_ANCHOR_RIGHT.rawValue
             zwlr_layer_surface_v1_set_anchor(layerSurface, edges)
@@ -93,6 +112,13 @@ final class WallpaperSurface {
             // -1: cover the whole output, panels and bars included, as a wallpaper does.
             zwlr_layer_surface_v1_set_exclusive_zone(layerSurface, -1)
             zwlr_layer_surface_v1_add_listener(layerSurface, Self.layerListener, me)
+            // No input region: pointer and touch go to what lies below (a shell's desktop, its
+            // icons) or nowhere, never to the wallpaper, which has nothing to do with them.
+            guard let region = wl_compositor_create_region(compositor) else {
+                throw WaylandError(description: "cannot create a wl_region")
+            }
+            wl_surface_set_input_region(surface, region)
+            wl_region_destroy(region)
             scale = .integer(output.scale)
             schedule.outputRefresh(millihertz: output.refreshMillihertz)
         case .window:

@@ -2,7 +2,8 @@
 // zwlr_layer_shell_v1 (background surfaces), xdg_wm_base (--window), wp_presentation (when the
 // frame is really shown, for prediction), wp_fractional_scale_manager_v1 and wp_viewporter (device
 // pixels on a fractionally scaled output: FractionalScale.swift) and every wl_output. Outputs may come and go at any time;
-// the owner hears about them through `outputsChanged`.
+// the owner hears about them through `outputsChanged`. A global only phoc offers says the
+// compositor is Phosh's (`isPhoc`: the wallpaper then goes in the bottom layer).
 
 import CWayland
 import CWaylandProtocols
@@ -36,6 +37,9 @@ final class WaylandClient {
     /// The clock wp_presentation times are in (a clockid_t); CLOCK_MONOTONIC is what we can use.
     fileprivate(set) var presentationClock: UInt32?
     private(set) var outputs: [WaylandOutput] = []
+    /// phoc (Phosh's compositor) offers its own zphoc_layer_shell_effects_v1 to every client.
+    static let phocGlobal = "zphoc_layer_shell_effects_v1"
+    private(set) var isPhoc = false
     /// Called when an output appeared (once its first `done` came) or went away.
     var outputsChanged: (() -> Void)?
 
@@ -79,6 +83,8 @@ final class WaylandClient {
         case "wp_fractional_scale_manager_v1":
             guard WallpaperCommandLine.environment(Self.fractionalScaleSwitch) != "0" else { return }
             fractionalScaleManager = bind(plx_wp_fractional_scale_manager_v1_interface(), Self.fractionalScaleVersion)
+        case Self.phocGlobal:
+            isPhoc = true
         case "wl_output":
             guard let proxy = bind(plx_wl_output_interface(), Self.outputVersion) else { return }
             let output = WaylandOutput(proxy: proxy, globalName: name, version: min(version, Self.outputVersion))

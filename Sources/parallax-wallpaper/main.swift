@@ -50,6 +50,9 @@ do throws(StartFailure) {
 } catch .scene(let problems) {
     for problem in problems { WallpaperApp.log(problem.description) }
     exit(exitConfig)
+} catch .shellDrawsDesktop {
+    WallpaperApp.log(WallpaperApp.plasmaMessage)
+    exit(0)
 } catch .compositor(let error) {
     WallpaperApp.log(error.description)
     exit(1)

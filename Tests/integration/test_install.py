@@ -99,6 +99,8 @@ def expected_tree(prefix):
         **{'%s/share/gnome-shell/extensions/parallax@parallaxd/%s' % (p, f): 0o644 for f in GNOME_EXTENSION_FILES},
         '%s/share/glib-2.0/schemas/org.gnome.shell.extensions.parallax.gschema.xml' % p: 0o644,
         'etc/parallaxd/parallaxd.conf': 0o644,
+        # parallax-wallpaper in Phosh sessions without systemd (its man page, FILES).
+        'etc/xdg/autostart/parallax-wallpaper.desktop': 0o644,
     }
 
 

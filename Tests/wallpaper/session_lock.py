@@ -145,7 +145,7 @@ def lock_session(stdin=sys.stdin):
             if kind == 'ext_session_lock_surface_v1' and op == 0:
                 serial, width, height = struct.unpack_from('=III', payload)
                 c.request(oid, 1, serial)           # ack_configure
-                attach_black(c, shm, surfaces[oid], width, height)
+                attach_colour(c, shm, surfaces[oid], width, height)
             elif kind == 'ext_session_lock_v1' and op == 0:
                 print('locked', flush=True)
             elif kind == 'ext_session_lock_v1' and op == 1:
@@ -156,12 +156,12 @@ def lock_session(stdin=sys.stdin):
                 return 0
 
 
-def attach_black(c, shm, surface, width, height):
-    """An opaque black buffer of the configured size, attached and committed."""
+def attach_colour(c, shm, surface, width, height, rgb=(0, 0, 0)):
+    """An opaque buffer of one colour (XRGB8888) and the given size, attached and committed."""
     stride = width * BYTES_PER_PIXEL
     size = stride * height
-    fd = os.memfd_create('lock-surface')
-    os.ftruncate(fd, size)                          # zeros: black in XRGB8888
+    fd = os.memfd_create('one-colour')
+    os.write(fd, bytes((rgb[2], rgb[1], rgb[0], 255)) * (width * height))
     pool = c.new('wl_shm_pool')
     c.request(shm, 0, pool, size, fd=fd)            # wl_shm.create_pool
     os.close(fd)

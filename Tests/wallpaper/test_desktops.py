@@ -189,10 +189,12 @@ def test_a_locked_session_pauses_the_subscription_and_unlocking_resumes(
 
 
 def test_the_background_mapped_last_is_on_top(wallpaper_bin, compositors, wallpapers, scene_dir):
-    # What docs/wallpaper.md "KDE Plasma and Phosh" rests on: of two backgrounds the one mapped
-    # last is on top, even when the other draws again. KWin 5.27 puts layer-shell backgrounds in
-    # its DesktopLayer, where plasmashell's desktop window is too; phoc keeps them in its
-    # background layer, where phosh's own background surface is. (Neither shell is installed here.)
+    # Why parallax-wallpaper goes in the bottom layer on phoc (docs/wallpaper.md "Under desktop
+    # shells: Plasma and Phosh"): of two surfaces in one layer the one mapped last is on top, even
+    # when the other draws again. KWin 5.27 puts layer-shell backgrounds in its DesktopLayer, where
+    # plasmashell's desktop window is too; phoc stacks its layers so, and phosh's own background
+    # is in the background layer (the wallpaper's two instances here share the bottom layer). With
+    # the shells themselves: test_plasmashell.py, test_phosh.py.
     desktop = compositors(width=WIDTH, height=HEIGHT)
     first = scene(scene_dir, '[Scene]\nBackground=#00ff00\n', name='first.conf')
     second = scene(scene_dir, '[Scene]\nBackground=#ff0000\n', name='second.conf')
