@@ -22,14 +22,15 @@
 #
 # Phosh 0.46 needs gnome-settings-daemon-common (its schemas) besides what 0.24 needs; gsettings
 # writes through dconf on the test's private session bus (dconf-service, D-Bus activated).
+# python3-gi runs the stand-in logind (Tests/wallpaper/stand_in_logind.py) on the private system
+# bus, where phosh sets its session's LockedHint.
 #
-# Results (2026-11-28, phosh 0.46.0-3+deb13u1, phoc 0.46.0-1): 6 passed, 1 skipped, 1 failed in
-# 54-57 s (3 runs; 43-44 s before the unlock was tested), on 2 shared cores beside two other
-# helpers' work. The failure is a known gap: 0.46 blanks the screen with the lock, and once the
-# screen is woken phosh's org.gnome.ScreenSaver says "inactive" while its lock screen stays up,
-# and the wallpaper draws and subscribes under it (docs/wallpaper.md, "Under desktop shells").
+# Results (2026-11-28, phosh 0.46.0-3+deb13u1, phoc 0.46.0-1): 8 passed, 1 skipped in 76 s (the
+# woken lock screen kept paused by logind's LockedHint, which phosh sets on the stand-in logind's
+# session; before that, 6 passed and that case failed in 54-57 s), on 2 shared cores beside two
+# other helpers' work; the root (with python3-gi for the stand-in logind) made once in 173 s (770 MiB).
 # Needs root (debootstrap, chroot, overlay and bind mounts) and the Debian mirror apt uses here.
-# The root from nothing: 95 s (767 MiB), once per machine.
+# The root from nothing: 95-173 s (770 MiB), once per machine.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 DEFAULT_TESTS="Tests/wallpaper/test_phosh.py Tests/wallpaper/test_input_region.py::test_a_click_on_the_wallpaper_reaches_the_surface_below[phoc]"
@@ -38,7 +39,7 @@ DEFAULT_TESTS="Tests/wallpaper/test_phosh.py Tests/wallpaper/test_input_region.p
 # (the harness runs phoc, phosh and the wallpaper as `nobody`).
 PACKAGES="phosh phoc gnome-settings-daemon-common wtype grim dbus-daemon dbus-bin libglib2.0-bin dconf-service dconf-gsettings-backend
   libegl1 libgles2 libgl1-mesa-dri libegl-mesa0 libwayland-client0 libwayland-egl1 libinih1
-  libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest util-linux"
+  libpng16-16t64 libjpeg62-turbo libsystemd0 python3 python3-pytest python3-gi util-linux"
 
 . "$ROOT/scripts/release-root.sh"
 release_root trixie phosh "$PACKAGES"

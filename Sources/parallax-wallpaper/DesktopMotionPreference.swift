@@ -1,7 +1,7 @@
 // The desktop's reduced-motion preference through xdg-desktop-portal: org.freedesktop.portal.Settings
 // on the session bus, namespace org.freedesktop.appearance, key reduced-motion (uint32, 1 = reduce).
 // Read once with ReadOne (Read on portals older than version 2) and followed through the
-// SettingChanged signal, on the wallpaper's session bus connection (SessionBus): nothing here
+// SettingChanged signal, on the wallpaper's session bus connection (MessageBus): nothing here
 // blocks.
 
 import CSystemd
@@ -17,10 +17,10 @@ final class DesktopMotionPreference {
     /// Runs when `reduceMotion` changed.
     var changed: (() -> Void)?
     private(set) var reduceMotion = false
-    private let session: SessionBus
+    private let session: MessageBus
     private let log: (String) -> Void
 
-    init(session: SessionBus, log: @escaping (String) -> Void) {
+    init(session: MessageBus, log: @escaping (String) -> Void) {
         self.session = session
         self.log = log
         session.lost.append { [weak self] in self?.set(false) }

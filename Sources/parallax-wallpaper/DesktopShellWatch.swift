@@ -5,8 +5,10 @@
 //   them or be hidden. `plasmaShellRunning` at start, `plasmaShellAppeared` when it comes later.
 // - The lock screen of Phosh and GNOME (org.gnome.ScreenSaver, ActiveChanged and GetActive): phoc
 //   0.24 goes on answering a covered background's frame callbacks while phosh is locked, so the
-//   frame-callback rule (SurfaceVisibility) cannot see it; `lockChanged` can.
-// All on the shared SessionBus; the match rules name the well-known names, so a shell that
+//   frame-callback rule (SurfaceVisibility) cannot see it; `screenSaverChanged` can. Phosh 0.46's
+//   Active follows the screen blank, not the lock, so logind's LockedHint (LogindSessionWatch)
+//   holds the lock too (WallpaperApp+Shell).
+// All on the shared MessageBus; the match rules name the well-known names, so a shell that
 // restarts under a new unique name is still heard.
 
 import CSystemd
@@ -20,13 +22,13 @@ final class DesktopShellWatch {
     /// plasmashell took its bus name after the watch began.
     var plasmaShellAppeared: (() -> Void)?
     /// The lock screen came or went (org.gnome.ScreenSaver's Active).
-    var lockChanged: ((Bool) -> Void)?
-    private(set) var locked = false
-    private let session: SessionBus
+    var screenSaverChanged: ((Bool) -> Void)?
+    private(set) var screenSaverActive = false
+    private let session: MessageBus
 
-    init(session: SessionBus) {
+    init(session: MessageBus) {
         self.session = session
-        session.lost.append { [weak self] in self?.set(locked: false) }
+        session.lost.append { [weak self] in self?.set(screenSaverActive: false) }
         guard let bus = session.bus else { return }
         let me = Unmanaged.passUnretained(self).toOpaque()
         // One rule per name (arg0): other programs coming and going wake nobody.
@@ -66,7 +68,7 @@ final class DesktopShellWatch {
             plasmaShellAppeared?()
         case Self.screenSaver:
             // A shell that went away took its lock screen with it; one that came may start locked.
-            if appeared { askWhetherLocked() } else { set(locked: false) }
+            if appeared { askWhetherLocked() } else { set(screenSaverActive: false) }
         default:
             break
         }
@@ -91,12 +93,12 @@ final class DesktopShellWatch {
     private func activeAnswered(_ message: OpaquePointer) {
         var active: Int32 = 0
         guard sd_bus_message_read_basic(message, CChar(UInt8(ascii: "b")), &active) > 0 else { return }
-        set(locked: active != 0)
+        set(screenSaverActive: active != 0)
     }
 
-    private func set(locked newValue: Bool) {
-        guard newValue != locked else { return }
-        locked = newValue
-        lockChanged?(newValue)
+    private func set(screenSaverActive newValue: Bool) {
+        guard newValue != screenSaverActive else { return }
+        screenSaverActive = newValue
+        screenSaverChanged?(newValue)
     }
 }

@@ -8,14 +8,14 @@ import CLinux
 import ParallaxWallpaper
 
 extension WallpaperApp {
-    /// The loop's timeout (ms): the desktop bus's, the next visibility judgement's, or a frame
+    /// The loop's timeout (ms): the D-Bus connections', the next visibility judgement's, or a frame
     /// waiting for its moment to be drawn (WallpaperSurface.drawAt).
     func loopTimeout() -> Int32? {
         let now = plx_monotonic_ns()
         let judgement = allViews.compactMap(\.surface.visibilityDeadline).min().map { deadline in
             Int32(clamping: (max(deadline - now, 0) + 999_999) / 1_000_000)
         }
-        return ([sessionTimeoutMilliseconds, judgement] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
+        return ([busTimeoutMilliseconds, judgement] + allViews.map(\.surface.drawTimeoutMilliseconds)).compactMap { $0 }.min()
     }
 
     func checkVisibility() {

@@ -34,9 +34,14 @@ final class WallpaperApp {
     private var windowView: OutputView?
     private(set) var desktop: DesktopMotionPreference?
     /// The session bus (nil without one) and what the desktop's shell says there.
-    private let session: SessionBus?
-    var sessionTimeoutMilliseconds: Int32? { session?.timeoutMilliseconds }
+    private let session: MessageBus?
+    /// The system bus (nil without one) and logind's word on the lock there.
+    private let system: MessageBus?
+    var busTimeoutMilliseconds: Int32? { [session, system].compactMap { $0?.timeoutMilliseconds }.min() }
     private(set) var shell: DesktopShellWatch?
+    private(set) var logind: LogindSessionWatch?
+    /// The lock as last applied to the views (WallpaperApp+Shell's rule).
+    var screenLocked = false
     private var framesOfClosedViews = 0
     /// Motion to photon of the views that are gone (--stats).
     private var presentationOfClosedViews: [PresentationProbe.Source: PresentationSummary] = [:]
@@ -50,8 +55,10 @@ final class WallpaperApp {
         } catch {
             throw .compositor(error)
         }
-        session = SessionBus(log: Self.log)
+        session = MessageBus(.session, log: Self.log)
         shell = session.map { DesktopShellWatch(session: $0) }
+        system = MessageBus(.system, log: Self.log)
+        logind = system.map { LogindSessionWatch(system: $0, log: Self.log) }
         // Asked before any surface exists: under Plasma not even one frame covers its desktop.
         if !options.window, shell?.plasmaShellRunning == true { throw .shellDrawsDesktop }
         textureLimit = ScenePrograms.maximumTextureSize()
@@ -134,7 +141,7 @@ final class WallpaperApp {
     private func makeView(role: WallpaperSurface.Role, rotation: Int) throws(WaylandError) -> OutputView {
         let surface = try WallpaperSurface(client: client, egl: egl, role: role, layer: client.isPhoc ? .bottom : .background)
         let view = OutputView(surface: surface, smoothing: scene.smoothing) { [weak self] in self?.reduceMotion ?? false }
-        view.setCoveredByShell(shell?.locked == true)
+        view.setCoveredByShell(screenLocked)
         let stats = options.stats
         if stats { attachProbe(to: view) }
         surface.draw = { [weak self, unowned view, unowned surface] width, height, scale, shownAt in
@@ -286,8 +293,8 @@ final class WallpaperApp {
                 if let self { for other in allViews { other.update() } }
             })
         }
-        if let session, session.fileDescriptor >= 0 {
-            sources.append(LoopSource(descriptor: session.fileDescriptor, events: session.pollEvents) { _ in session.process() })
+        for bus in [session, system].compactMap({ $0 }) where bus.fileDescriptor >= 0 {
+            sources.append(LoopSource(descriptor: bus.fileDescriptor, events: bus.pollEvents) { _ in bus.process() })
         }
         return sources
     }

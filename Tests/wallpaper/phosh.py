@@ -4,8 +4,13 @@ Debian 12, 0.46 in a Debian 13 root (scripts/check-phosh-trixie.sh).
 What it takes to run headless (docs/wallpaper.md "Under desktop shells: Plasma and Phosh"):
 - a seat: phosh crashes on a phoc without one, and headless phoc makes its seat only when an
   input device comes, so a virtual pointer (pointer_probe.py) is added first;
-- its own system and session buses (private dbus-daemons); it needs no logind, upower or
-  NetworkManager (warnings only);
+- its own system and session buses (private dbus-daemons); it needs no upower or
+  NetworkManager (warnings only). On the system bus, the stand-in logind (stand_in_logind.py:
+  no systemd runs here) with one graphical session, where phosh sets LockedHint when it locks and
+  unlocks, as it does with logind: phosh finds the session's ID with sd-login, which reads
+  /run/systemd/users/UID (DISPLAY=); as root that file is written in phosh's private mount
+  namespace (below, on a tmpfs over /run/systemd there), so the host's /run is not touched. Not as
+  root, phosh finds no session and sets no LockedHint (locked_hint() stays None);
 - `phosh -U`: started unlocked;
 - its background set to one colour (gsettings org.gnome.desktop.background: no picture,
   primary-color BLUE), so a screenshot tells phosh's background from the wallpaper's scene.
@@ -21,14 +26,17 @@ screen's keypad page with wtype, as a user with a keyboard does. Not as root (th
 runs phosh as the caller, whose password it does not know) phosh cannot be unlocked:
 can_unlock() says so."""
 import os
+import pwd
 import shutil
 import subprocess
+import threading
 import time
 
 import accounts
 from desktop import ACCOUNT, as_account, near, wait_until
 from phoc import Phoc
 from pointer_probe import PointerProbe
+from stand_in_logind import SESSION_ID
 
 PHOSH = '/usr/libexec/phosh'
 BACKGROUND = (0, 0, 255)        # phosh's background colour in these tests
@@ -63,11 +71,44 @@ class Phosh(Phoc):
             self.helpers.append(bus)
             bus.stdout.readline()       # the address: it listens
             self.bus_env['DBUS_SYSTEM_BUS_ADDRESS' if kind == 'system' else 'DBUS_SESSION_BUS_ADDRESS'] = address
+        self._start_logind()
         for key, value in (('picture-uri', ''), ('picture-uri-dark', ''), ('picture-options', 'none'),
                            ('primary-color', '#%02x%02x%02x' % BACKGROUND)):
             self._run(['gsettings', 'set', 'org.gnome.desktop.background', key, value])
         self.phosh = None
         self.phosh_log = open(os.path.join(self.home, 'phosh.log'), 'a')
+
+    def _start_logind(self):
+        """The stand-in logind on the system bus; a thread keeps the last LockedHint it was given."""
+        script = accounts.shared_copy(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'stand_in_logind.py'))
+        self.logind = subprocess.Popen(as_account(['/usr/bin/python3', script, self.bus_env['DBUS_SYSTEM_BUS_ADDRESS']]),
+                                       env=self.bus_env, cwd=accounts.NEUTRAL_CWD, stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+        self.helpers.insert(0, self.logind)
+        line = self.logind.stdout.readline().strip()
+        assert line == 'ready', 'the stand-in logind did not start (%r)' % line
+        self.locked_hints = []
+
+        def follow():
+            for line in self.logind.stdout:
+                if line.startswith('locked-hint '):
+                    self.locked_hints.append(line.split()[1] == 'true')
+        threading.Thread(target=follow, daemon=True).start()
+
+    def stop_logind(self):
+        """Ends the stand-in logind: a system bus with no logind on it."""
+        self.logind.terminate()
+        self.logind.wait(10)
+
+    def set_locked_hint(self, locked):
+        """Sets LockedHint on the stand-in logind's session, as a lock screen does."""
+        self._run(['dbus-send', '--system', '--print-reply', '--dest=org.freedesktop.login1',
+                   '/org/freedesktop/login1/session/' + SESSION_ID, 'org.freedesktop.login1.Session.SetLockedHint',
+                   'boolean:' + ('true' if locked else 'false')])
+
+    def locked_hint(self):
+        """The LockedHint phosh last set on its logind session (None: never set)."""
+        return self.locked_hints[-1] if self.locked_hints else None
 
     def _run(self, argv):
         result = subprocess.run(as_account(argv), env=self.bus_env, cwd=accounts.NEUTRAL_CWD,
@@ -106,15 +147,23 @@ class Phosh(Phoc):
         """argv run (as root) in a private mount namespace whose /etc/shadow is a file of the test's
         own giving the account the PIN TEST_PIN; readable by all, as it holds only that test hash,
         so pam_unix reads it in phosh itself (its setgid helper unix_chkpwd would do the same).
-        Mounts made there stay there and go with the process (unshare makes them private)."""
+        There too, a tmpfs over /run/systemd (over /run where there is none, as in a chroot) holds
+        the account's sd-login user file naming the stand-in logind's session as its display
+        session, so phosh sets LockedHint there. Mounts made there stay there and go with the
+        process (unshare makes them private)."""
         if not self.can_unlock():
             return argv
         shadow = os.path.join(self.home, 'shadow')
         with open(shadow, 'w') as f:
             f.write('%s:%s:19000:0:99999:7:::\n' % (ACCOUNT, TEST_PIN_HASH))
         os.chmod(shadow, 0o644)
+        user_file = '/run/systemd/users/%d' % pwd.getpwnam(ACCOUNT).pw_uid
         return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c',
-                'mount --bind "$0" /etc/shadow && exec "$@"', shadow] + argv
+                'set -e; mount --bind "$0" /etc/shadow; '
+                'if [ -d /run/systemd ]; then mount -t tmpfs -o mode=0755 tmpfs /run/systemd; '
+                'else mount -t tmpfs -o mode=0755 tmpfs /run; fi; '
+                'mkdir -p /run/systemd/users; printf "DISPLAY=%s\\n" > %s; exec "$@"' % (SESSION_ID, user_file),
+                shadow] + argv
 
     def start_session(self, autostart_entry):
         """Phosh's session as Phosh 0.24's phosh-session starts it: `gnome-session --builtin` (no

@@ -15,8 +15,13 @@ says why). docs/wallpaper.md "Under desktop shells: Plasma and Phosh".
   phosh's background. Unlocking needs root (phosh.py); as another user that part skips.
   Phosh 0.46 blanks the screen with the lock (the output off: no frame callbacks either); the test
   wakes it before typing the PIN. Woken, the lock screen still covers the wallpaper, but phosh
-  0.46 then says on org.gnome.ScreenSaver that it is inactive: the last test asserts the wallpaper
-  stays paused there, and fails today (docs/wallpaper.md, "Under desktop shells").
+  0.46 then says on org.gnome.ScreenSaver that it is inactive: the wallpaper also follows
+  logind's LockedHint of the user's session, which phosh 0.46 sets when it locks and unlocks
+  (0.24 does not), and stays paused there. No logind runs here: the stand-in (stand_in_logind.py) on phosh's private system
+  bus takes its place, and phosh finds its session through a sd-login user file in its private
+  mount namespace (phosh.py; as root only: not as root, phosh sets no LockedHint and the woken
+  lock screen's test skips). The lock rule itself (locked while either word says so, whatever the
+  other) is tested against the stand-in with LockedHint set by the test, as a lock screen does.
 
 Not tested, since nothing tells a client: the app grid pausing the subscription (phosh says on no
 bus whether its home is unfolded, and phoc answers the frame callbacks of what it covers)."""
@@ -132,6 +137,13 @@ def moving_scene_under_phosh(phosh, wallpaper_bin, wallpapers, daemon, motions, 
     return w
 
 
+def sets_locked_hint():
+    """Whether phosh sets LockedHint on the stand-in logind's session here: 0.46 does when it locks
+    and unlocks (0.24 never calls SetLockedHint: its ScreenSaver Active is the lock), and it
+    finds the session only as root (phosh.py)."""
+    return Phosh.version() >= (0, 46) and Phosh.can_unlock()
+
+
 def assert_paused(w, daemon, what):
     """No frame and no subscription in MEASURE_S, counted from when the frames have stopped (the
     frame already under way when the pause came may still be drawn)."""
@@ -159,6 +171,8 @@ def test_the_lock_screen_pauses_the_subscription_and_unlocking_resumes_it(
     wait_until(lambda: daemon.subscribed_count() == 0 and daemon.unsubscribes >= 1, 20,
                'the wallpaper to unsubscribe under the lock screen')
     assert 'the screen is locked' in w.output()
+    if sets_locked_hint():
+        wait_until(lambda: phosh.locked_hint() is True, 20, 'phosh to set LockedHint on its logind session')
     assert_paused(w, daemon, 'under the lock screen')
     drawn = len(frames(w))
     if Phosh.version() < (0, 46):   # (0.46 blanks the screen with the lock: no screenshot then)
@@ -173,6 +187,8 @@ def test_the_lock_screen_pauses_the_subscription_and_unlocking_resumes_it(
         phosh.unlock(lambda: phosh.app_grid_open() or near(phosh.centre(), RED, 2))
     else:
         phosh.unlock(lambda: not phosh.locked())
+    if sets_locked_hint():
+        wait_until(lambda: phosh.locked_hint() is False, 20, 'phosh to clear LockedHint once unlocked')
     wait_until(lambda: daemon.subscribed_count() == 1 and len(daemon.subscriptions) > subscribes, 20,
                'the subscription again once unlocked')
     wait_until(lambda: len(frames(w)) >= drawn + 10, 20, 'frames of the moving device after unlocking')
@@ -185,11 +201,51 @@ def test_the_woken_lock_screen_keeps_the_subscription_paused(
         wallpaper_bin, phosh, wallpapers, fake_daemon, motions, scene_dir):
     if Phosh.version() < (0, 46):
         pytest.skip('phosh 0.24 does not blank the screen with the lock: its lock screen is the case above')
+    if not sets_locked_hint():
+        pytest.skip('phosh finds the stand-in logind\'s session only as root (phosh.py): it sets no LockedHint')
     daemon = fake_daemon()
     w = moving_scene_under_phosh(phosh, wallpaper_bin, wallpapers, daemon, motions, scene_dir)
     phosh.lock()
     wait_until(phosh.locked, 20, 'phosh to lock')
     wait_until(lambda: daemon.subscribed_count() == 0, 20, 'the wallpaper to unsubscribe under the lock screen')
+    wait_until(lambda: phosh.locked_hint() is True, 20, 'phosh to set LockedHint on its logind session')
     woken = phosh.wake()            # the screen on, the lock screen up, as before a user types the PIN
+    assert not phosh.locked(), 'phosh 0.46 says the woken lock screen is active: the case this tests is gone'
     assert find_box(woken, lambda c: near(c, RED, 40)) is None, 'the scene shows through the lock screen'
     assert_paused(w, daemon, 'under the woken lock screen')
+    assert 'the screen is unlocked' not in w.output()
+
+
+def test_logind_locked_hint_pauses_the_subscription_whatever_the_shell_says(
+        wallpaper_bin, phosh, wallpapers, fake_daemon, motions, scene_dir):
+    """The lock rule against the stand-in logind, its LockedHint set by the test as a lock screen
+    sets it: paused while it is true though org.gnome.ScreenSaver says inactive, and still once
+    phosh (the ScreenSaver) has left the bus; resumed when it is false again."""
+    daemon = fake_daemon()
+    w = moving_scene_under_phosh(phosh, wallpaper_bin, wallpapers, daemon, motions, scene_dir)
+    assert not phosh.locked()
+    phosh.set_locked_hint(True)
+    wait_until(lambda: daemon.subscribed_count() == 0 and daemon.unsubscribes >= 1, 20,
+               'the wallpaper to unsubscribe for LockedHint')
+    assert "the screen is locked (logind's LockedHint)" in w.output()
+    assert_paused(w, daemon, 'while LockedHint is true')
+    phosh.stop_phosh()              # the shell's word ends with it; logind's stays
+    assert_paused(w, daemon, 'LockedHint true, phosh gone')
+    subscribes = len(daemon.subscriptions)
+    phosh.set_locked_hint(False)
+    wait_until(lambda: daemon.subscribed_count() == 1 and len(daemon.subscriptions) > subscribes, 20,
+               'the subscription again once LockedHint is false')
+    assert 'the screen is unlocked' in w.output()
+
+
+def test_without_logind_the_shell_alone_tells_the_lock(wallpaper_bin, phosh, wallpapers, fake_daemon, motions, scene_dir):
+    """A system bus with no logind on it: one line says so, and org.gnome.ScreenSaver still pauses."""
+    phosh.stop_logind()
+    daemon = fake_daemon()
+    w = moving_scene_under_phosh(phosh, wallpaper_bin, wallpapers, daemon, motions, scene_dir)
+    phosh.lock()
+    wait_until(lambda: daemon.subscribed_count() == 0 and daemon.unsubscribes >= 1, 20,
+               'the wallpaper to unsubscribe under the lock screen')
+    assert 'the screen is locked (org.gnome.ScreenSaver active)' in w.output()
+    logind_lines = [line for line in w.output().splitlines() if 'logind' in line]
+    assert len(logind_lines) == 1 and 'no logind session to follow' in logind_lines[0], logind_lines

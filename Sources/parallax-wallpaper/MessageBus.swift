@@ -1,5 +1,6 @@
-// The wallpaper's one connection to the session bus, shared by what listens there (the desktop's
-// reduced-motion setting, DesktopMotionPreference; the desktop shell, DesktopShellWatch). sd-bus
+// One of the wallpaper's two D-Bus connections, each shared by what listens there: the session
+// bus (the desktop's reduced-motion setting, DesktopMotionPreference; the desktop shell,
+// DesktopShellWatch) and the system bus (logind's lock state, LogindSessionWatch). sd-bus
 // (libsystemd) does the D-Bus work on its own descriptor, which sits in the wallpaper's poll loop:
 // nothing here blocks except `hasOwner`, one round trip asked once at start, and an idle bus
 // wakes nobody.
@@ -7,20 +8,33 @@
 import CSystemd
 import Glibc
 
-final class SessionBus {
+final class MessageBus {
+    enum Kind {
+        case session, system
+
+        /// What is not followed without this bus (the log says so once).
+        var unfollowed: String {
+            switch self {
+            case .session: return "the desktop's reduced-motion setting, lock screen and shell are"
+            case .system: return "logind's lock state (LockedHint) is"
+            }
+        }
+    }
+
+    let kind: Kind
     private(set) var bus: OpaquePointer?
     private let log: (String) -> Void
     /// Runs once when the connection is lost (each listener falls back to its default).
     var lost: [() -> Void] = []
 
-    /// Connects to the session bus; nil (after one log line) when there is none.
-    init?(log: @escaping (String) -> Void) {
+    /// Connects to the bus; nil (after one log line) when there is none.
+    init?(_ kind: Kind, log: @escaping (String) -> Void) {
+        self.kind = kind
         self.log = log
         var bus: OpaquePointer?
-        let result = sd_bus_open_user(&bus)
+        let result = kind == .session ? sd_bus_open_user(&bus) : sd_bus_open_system(&bus)
         guard result >= 0, let bus else {
-            log("no session bus (\(String(cString: strerror(-result)))): "
-                + "the desktop's reduced-motion setting, lock screen and shell are not followed")
+            log("no \(kind) bus (\(String(cString: strerror(-result)))): \(kind.unfollowed) not followed")
             return nil
         }
         self.bus = bus
@@ -55,8 +69,7 @@ final class SessionBus {
         while true {
             let result = sd_bus_process(bus, nil)
             if result < 0 {
-                log("session bus lost (\(String(cString: strerror(-result)))): "
-                    + "the desktop's settings and shell are no longer followed")
+                log("\(kind) bus lost (\(String(cString: strerror(-result)))): \(kind.unfollowed) no longer followed")
                 sd_bus_flush_close_unref(bus)
                 self.bus = nil
                 lost.forEach { $0() }
