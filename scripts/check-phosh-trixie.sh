@@ -47,11 +47,7 @@ release_root trixie phosh "$PACKAGES"
 WALLPAPER="$ROOT/.build/debug/parallax-wallpaper"
 [ -x "$WALLPAPER" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
 # The Swift runtime the binary names in its RUNPATH, bound at the same path inside the root.
-SWIFT_RUNTIME=
-for dir in $(readelf -d "$WALLPAPER" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
-  if [ -e "$dir/libswiftCore.so" ]; then SWIFT_RUNTIME=$dir; break; fi
-done
-[ -n "$SWIFT_RUNTIME" ] || { echo "check-phosh-trixie: no Swift runtime in $WALLPAPER's RUNPATH" >&2; exit 1; }
+release_swift_runtime "$WALLPAPER"
 
 # The tests run in a throwaway overlay of the root: phosh.py starts phosh in a private mount
 # namespace (unshare -m) to give the test account a PIN, which needs the chroot's / to be a mount

@@ -43,13 +43,8 @@ release_root trixie sway "$PACKAGES"
 [ "${1:-}" != --prepare ] || exit 0     # only the root (scripts/test.sh makes it in the background)
 WALLPAPER="$ROOT/.build/debug/parallax-wallpaper"
 [ -x "$WALLPAPER" ] || { echo "build it first: swift build --product parallax-wallpaper" >&2; exit 1; }
-# The Swift runtime the binary names in its RUNPATH (the toolchain's lib/swift/linux), bound at the
-# same path inside the root.
-SWIFT_RUNTIME=
-for dir in $(readelf -d "$WALLPAPER" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
-  if [ -e "$dir/libswiftCore.so" ]; then SWIFT_RUNTIME=$dir; break; fi
-done
-[ -n "$SWIFT_RUNTIME" ] || { echo "check-sway-trixie: no Swift runtime in $WALLPAPER's RUNPATH" >&2; exit 1; }
+# The Swift runtime the binary names in its RUNPATH, bound at the same path inside the root.
+release_swift_runtime "$WALLPAPER"
 
 # The repository and the Swift runtime inside the root, and the kernel file systems; unmounted on exit.
 release_mount "$ROOTFS" "$ROOT" "$SWIFT_RUNTIME"

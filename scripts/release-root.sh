@@ -161,3 +161,16 @@ release_install_debs() {
     return 1
   fi
 }
+
+# release_swift_runtime BINARY: sets SWIFT_RUNTIME to the folder of the Swift runtime a binary built
+# on this host names in its RUNPATH (the toolchain's lib/swift/linux), for release_mount to bind at
+# the same path inside a root, so that the host's build runs there on the release's own libraries.
+release_swift_runtime() {
+  local binary=$1 dir
+  SWIFT_RUNTIME=
+  for dir in $(readelf -d "$binary" | sed -n 's/.*(\(RUNPATH\|RPATH\)).*\[\(.*\)\]/\2/p' | tr ':' ' '); do
+    if [ -e "$dir/libswiftCore.so" ]; then SWIFT_RUNTIME=$dir; return 0; fi
+  done
+  release_log "no Swift runtime in $binary's RUNPATH"
+  return 1
+}

@@ -60,6 +60,7 @@ final class OutputView {
     func setCoveredByShell(_ covered: Bool) {
         let wasSeen = isSeen
         coveredByShell = covered
+        surface.drawingWithheld = covered
         seenChanged(from: wasSeen)
     }
 

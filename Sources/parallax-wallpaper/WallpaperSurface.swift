@@ -74,6 +74,12 @@ final class WallpaperSurface {
     var visibilityChanged: ((VisibilityChange) -> Void)?
 
     private var needsRedraw = false
+    /// No frame at all while true (the shell's lock screen covers the output, though the
+    /// compositor may still configure the surface or answer its callbacks); what was asked for
+    /// meanwhile is drawn when it ends.
+    var drawingWithheld = false {
+        didSet { if !drawingWithheld { drawIfDue() } }
+    }
     private var frameCallback: OpaquePointer?
     /// When the compositor composites and how long frames take: when to draw a due frame.
     private var schedule = DrawSchedule()
@@ -187,13 +193,13 @@ final class WallpaperSurface {
 
     /// Milliseconds until a due frame is to be drawn (rounded up); nil when none waits.
     var drawTimeoutMilliseconds: Int32? {
-        guard needsRedraw, let drawAt else { return nil }
+        guard needsRedraw, !drawingWithheld, let drawAt else { return nil }
         return Int32(clamping: max(drawAt - plx_monotonic_ns() + 999_999, 0) / 1_000_000)
     }
 
     /// Draws the due frame if it is time (the loop calls this after every wake-up).
     func drawIfDue() {
-        guard needsRedraw, isConfigured, frameCallback == nil, !isClosed, let eglSurface else { return }
+        guard needsRedraw, !drawingWithheld, isConfigured, frameCallback == nil, !isClosed, let eglSurface else { return }
         let now = plx_monotonic_ns()
         if let drawAt, now < drawAt { return }
         if drawAt == nil, Self.drawsLate, let later = schedule.drawAt(now: now) {
