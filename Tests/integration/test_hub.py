@@ -39,6 +39,17 @@ def open_fds(pid):
     return len(os.listdir('/proc/%d/fd' % pid))
 
 
+def fd_targets(pid):
+    """What each open descriptor is, for a failure message."""
+    targets = []
+    for fd in sorted(os.listdir('/proc/%d/fd' % pid), key=int):
+        try:
+            targets.append('%s -> %s' % (fd, os.readlink('/proc/%d/fd/%s' % (pid, fd))))
+        except OSError:
+            pass
+    return targets
+
+
 def rss_kib(pid):
     with open('/proc/%d/status' % pid) as f:
         for line in f:
@@ -207,7 +218,13 @@ def test_connection_churn_leaks_no_fds_or_memory(start_daemon, MOTION):
     churn(10000)
     status = c.request({'cmd': 'status'}, 'status')
     assert status['type'] == 'status' and status['clients'] == 1, status
-    assert open_fds(daemon.pid) == fds, 'fds leaked over 10,000 connections'
+    # A leak stays; a descriptor of the daemon's own that comes and goes (seen once beside two
+    # CPU burners and three other test runs, 13 against 12) is given a moment to go.
+    end = time.monotonic() + 3
+    while open_fds(daemon.pid) != fds and time.monotonic() < end:
+        time.sleep(0.05)
+    assert open_fds(daemon.pid) == fds, 'fds leaked over 10,000 connections: %d, then %d: %s' % (
+        fds, open_fds(daemon.pid), fd_targets(daemon.pid))
     assert rss_kib(daemon.pid) - rss < 2048, 'RSS grew %d KiB over 10,000 connections' % (rss_kib(daemon.pid) - rss)
     assert c.wait_offset(lambda x, y: True, 5) is not None, 'the subscriber stopped getting frames'
 
