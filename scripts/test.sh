@@ -12,33 +12,37 @@
 # .build-lab/ the first time (about 3 minutes), then booted under qemu, the last tests with
 # systemd as PID 1 and the same packages installed.
 #
-# What each part costs: a fresh clone under /root as root, beside two CPU-burning processes on the
-# 2 shared cores. CI, without the burners, ran the ce6ff54 suite in 36 min (2147 s). The first
-# columns ran on a machine set up in an earlier session (Debian packages installed, lab kernels
-# fetched); the "rest" rows are what the parts below do not account for.
+# What each part costs: a fresh clone under /root as root on the 2 shared cores; the first two
+# columns beside two CPU-burning processes, the last without them (other test runs of helpers had
+# loaded the machine at the start). CI, without burners, ran the issue-43 suite in 45 min (2699 s).
+# The machine was set up in an earlier session (Debian packages installed, lab kernels fetched,
+# roots of other releases made); the "rest" rows are what the parts below do not account for.
 #
-#   part                                                   7f42fbd          14ab7e0          6b07ba9 (issue 43)
-#   builds, unit tests (swift test), fuzzing               ≈ 8 min (rest)   ≈ 8 min (rest)   ≈ 8 min (rest; 576 tests)
-#   motion oracles (first run fetches them from PyPI)      48 s             44 s             62 s
-#   integration (real parallaxd under umockdev)            8.9 min          9.0 min          9.1 min
-#   libparallax / Python module                            42 s / 24 s      43 s / 25 s      47 s / 26 s
-#   wallpaper: sway 1.7, phoc, KWin, weston                97 s             99 s             126 s
-#   wallpaper on sway 1.10 (a trixie root)                 25 s + chroot    23 s + chroot    25 s (root cached)
-#   GNOME Shell extension under the host's 43              121 s (21)       120 s (21)       162 s (27)
-#   Debian packages (built once per tree, checked)         3.0 min          3.3 min          3.7 min (25, the --release ones too)
-#   GNOME as packaged: 43, 48, 50, 51 in roots             -                -                ≈ 1 + 3 × 3 min (12 + 3 × 30)
-#   the lab: 6.1 and 6.12 kernels, plain and booted        23.1 min (53)    24.4 min (53)    (not reached: see below)
-#   the whole command                                      48 min 54 s      50 min 15 s      ≈ 61 min, estimated
+#   part                                                   14ab7e0          6b07ba9 (issue 43)                 ca36815 (issue 44, no burners)
+#   builds, unit tests (swift test), fuzzing               ≈ 8 min (rest)   ≈ 8 min (rest; 576 tests)          ≈ 8 min (rest; 576 tests)
+#   motion oracles (first run fetches them from PyPI)      44 s             62 s                               44 s
+#   integration (real parallaxd under umockdev)            9.0 min          9.1 min                            8.8 min (347)
+#   libparallax / Python module                            43 s / 25 s      47 s / 26 s                        38 s / 20 s
+#   wallpaper: sway 1.7, phoc and phosh 0.24, KWin and     99 s             126 s                              144 s (79 + 6 skipped)
+#     plasmashell 5.27, weston
+#   wallpaper on sway 1.10 (a trixie root)                 23 s + chroot    25 s (root cached)                 23 s (9)
+#   wallpaper under phosh 0.46 (a trixie root)             -                -                                  72 s (9 + 1 skipped)
+#   GNOME Shell extension under the host's 43              120 s (21)       162 s (27)                         115 s (27)
+#   Debian packages (built once per tree, checked)         3.3 min          3.7 min (25, the --release ones)   2.6 min (25)
+#   GNOME as packaged: 43, 48, 50, 51 in roots             -                ≈ 1 + 3 × 3 min (12 + 3 × 30)      45 + 133 + 130 + 115 s (12 + 3 × 30)
+#   Plasma 6.3 and 6.7 as packaged (the plugin built in    -                -                                  57 s + 59 s (2 × 23), plus
+#     roots of trixie and forky, 21 s each)                                                                    ≈ 1 min each for the packages
+#   the lab: 6.1 and 6.12 kernels, plain and booted        24.4 min (53)    (not reached)                      15.5 min (53)
+#   the whole command                                      50 min 15 s      ≈ 61 min, estimated                ≈ 53 min (and the external check)
 #
-# At 6b07ba9 the run stopped at the GNOME 43 root (a shell that never answered, since fixed by
-# leaving the logind and GDM mocks out under GNOME 43), so the lab's row is the earlier ones' and
-# the whole command's time their sum; CI without burners: ≈ 36 + 10 min.
 # Roots of other releases (scripts/release-root.sh), made once per machine in
 # /var/cache/parallaxd/roots and remade when their package list changes, in the background while
 # the Swift programs build and the unit tests run (mostly downloading and unpacking): from nothing
 # the GNOME roots took 84-233 s each (bookworm 120 s, trixie 233 s beside the Swift build, forky
 # 91 s, sid 84-103 s; 1.1-1.4 GiB each) and sway 1.10's ≈ 50 s (≈ 700 MiB), ≈ 9 min of background
-# work that overlaps the ≈ 8 min of builds and unit tests. In each GNOME check, apt installs the
+# work that overlaps the ≈ 8 min of builds and unit tests. Issue 44 added phosh 0.46's root (173 s,
+# 770 MiB), Plasma's for trixie and forky (150-205 s, 1.6-1.8 GiB each) and the roots the Plasma
+# plugin is built in (99-127 s, 1.6 GiB each): ≈ 11 min more of background work from nothing. In each GNOME check, apt installs the
 # release's packages into an overlay in 4-7 s (their dependencies' archives kept beside the roots).
 #
 # The lab's share: fetching Debian 12's kernel and a root file system into .build-lab/ the first
@@ -49,7 +53,8 @@
 # bmi160, the Deck, four more chips) ≈ 6-10 min. Nothing beside it, the whole command took
 # 38 min 47 s before the 6.12 kernel was added (9c402ad).
 # Set-up the first time: setup.sh's Debian packages (gnome-shell and gjs ≈ 350 MiB, kwin-wayland
-# ≈ 180 MiB, phoc ≈ 43 MiB), ≈ 4 min here.
+# ≈ 180 MiB, phoc ≈ 43 MiB; phosh, plasmashell 5.27 and what they need ≈ 550 MiB more, 80 s),
+# ≈ 5.5 min here.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 cd "$PARALLAX_ROOT"
