@@ -33,7 +33,7 @@
 #   Plasma 6.3 and 6.7 as packaged (the plugin built in    -                -                                  57 s + 59 s (2 × 23), plus
 #     roots of trixie and forky, 21 s each)                                                                    ≈ 1 min each for the packages
 #   the lab: 6.1 and 6.12 kernels, plain and booted        24.4 min (53)    (not reached)                      15.5 min (53)
-#   the whole command                                      50 min 15 s      ≈ 61 min, estimated                ≈ 53 min (and the external check)
+#   the whole command                                      50 min 15 s      ≈ 61 min, estimated                50 min 15 s (and the external check)
 #
 # Roots of other releases (scripts/release-root.sh), made once per machine in
 # /var/cache/parallaxd/roots and remade when their package list changes, in the background while
