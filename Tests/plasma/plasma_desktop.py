@@ -311,13 +311,7 @@ class PlasmaDesktop:
         return proc
 
     def stop_client(self, proc):
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        terminate(proc)
         if proc in self._clients:
             self._clients.remove(proc)
 
@@ -361,13 +355,7 @@ class PlasmaDesktop:
         for proc in self._clients:
             self.stop_client(proc)
         for name, proc in reversed(self._procs):
-            if proc.poll() is None:
-                proc.terminate()
-                try:
-                    proc.wait(15)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            terminate(proc)
             for stream in (proc.stdin, proc.stdout):
                 if stream:
                     stream.close()
@@ -431,3 +419,14 @@ def wait_for_screen(desktop, predicate, timeout, what, interval=0.2):
                 saved = '; last screenshot: ' + saved
             raise AssertionError('timed out after %.0f s waiting for %s (last: %r)%s' % (timeout, what, last, saved))
         time.sleep(interval)
+
+
+def terminate(proc):
+    """Ends a process the session started: SIGTERM, then SIGKILL after 15 s."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -127,9 +127,7 @@ def run(with_surface, stdin=sys.stdin):
         if c.sock not in readable:
             continue
         for oid, kind, op, payload in c.events():
-            if kind == 'wl_display' and op == 0:
-                obj, code = struct.unpack_from('=II', payload)
-                print('protocol error on %s@%d: %d %s' % (c.kinds.get(obj), obj, code, string_at(payload, 8)[0]), flush=True)
+            if c.protocol_error(kind, op, payload):
                 return 2
             if kind == 'wl_pointer' and op == 0:
                 _, _, sx, sy = struct.unpack_from('=IIii', payload)

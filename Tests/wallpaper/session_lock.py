@@ -71,6 +71,15 @@ class Connection:
             self.buffer = self.buffer[size:]
         return out
 
+    def protocol_error(self, kind, op, payload):
+        """Prints a wl_display.error event (the compositor ends the connection after it); True if
+        this event was one."""
+        if kind != 'wl_display' or op != 0:
+            return False
+        obj, code = struct.unpack_from('=II', payload)
+        print('protocol error on %s@%d: %d %s' % (self.kinds.get(obj), obj, code, string_at(payload, 8)[0]), flush=True)
+        return True
+
 
 def string_at(payload, offset):
     """(the string at offset, the offset after it)."""
@@ -138,9 +147,7 @@ def lock_session(stdin=sys.stdin):
         if c.sock not in readable:
             continue
         for oid, kind, op, payload in c.events():
-            if kind == 'wl_display' and op == 0:
-                obj, code = struct.unpack_from('=II', payload)
-                print('protocol error on %s@%d: %d %s' % (c.kinds.get(obj), obj, code, string_at(payload, 8)[0]), flush=True)
+            if c.protocol_error(kind, op, payload):
                 return 2
             if kind == 'ext_session_lock_surface_v1' and op == 0:
                 serial, width, height = struct.unpack_from('=III', payload)
