@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   locales pkg-config libiio-dev libiio-utils iiod libsystemd-dev libinih-dev systemd
-  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest python3-pip iproute2 udev make
+  umockdev libumockdev-dev gir1.2-umockdev-1.0 python3-gi python3-pytest python3-pytest-xdist python3-pip iproute2 udev make
   gcc g++ binutils groff-base valgrind libwayland-dev libglib2.0-dev
   python3-venv python3-setuptools python3-wheel
   sway weston grim wayland-protocols libwayland-egl-backend-dev libegl-dev libegl1-mesa-dev libgles-dev libgl1-mesa-dri
