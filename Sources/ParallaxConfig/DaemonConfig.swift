@@ -78,6 +78,6 @@ public struct DaemonConfig: Sendable, Equatable {
     /// The IIO part, as the sensor layer takes it.
     public var iioSettings: IIOSettings {
         IIOSettings(uri: "local:", pollRate: pollRate, accelMountMatrix: accelMountMatrix, gyroMountMatrix: gyroMountMatrix,
-                    capture: capture, polledAccelerometerRate: motion.gravityReferenceRate)
+                    capture: capture)
     }
 }

@@ -10,10 +10,15 @@ public struct IIOSettings: Sendable, Equatable {
     public static let defaultPollRate = 100.0
     /// A device sampling slower than this (Hz) is raised to an available rate (some default to 0 or 1 Hz).
     public static let minimumDeviceRate = 10.0
-    /// Readings a second of an accelerometer polled beside buffered gyroscopes when the daemon
-    /// says nothing else (Hz): `MotionSettings().gravityReferenceRate` with the shipped gain,
-    /// 24 GET_REPORTs/s on a HID hub.
-    public static let defaultPolledAccelerometerRate = 8.0
+    /// Readings a second of an accelerometer polled beside buffered gyroscopes while the device
+    /// moves (Hz), and the most it is ever read: 25, 75 GET_REPORTs/s on a HID hub (three a
+    /// reading), the budget of a hub shared with iio-sensor-proxy. Why more than the 8 Hz of
+    /// `MotionSettings().gravityReferenceRate` (the drift correction's floor): sparse readings
+    /// sample the motion's linear acceleration instead of averaging it; at 25 Hz the median tilt
+    /// error on each oracle recording stays within 0.35° of the full-rate filter's, at 8 Hz it
+    /// grew by up to 2° (docs/motion.md "Accelerometer rate", Tests/oracle/test_sparse_accelerometer.py).
+    /// At rest: `PolledReadSchedule.restRate`.
+    public static let defaultPolledAccelerometerRate = 25.0
     /// Consecutive failed polls after which the sensors count as lost (at 100 Hz: half a second).
     public static let defaultFailureLimit = 50
 
@@ -24,9 +29,9 @@ public struct IIOSettings: Sendable, Equatable {
     public var failureLimit: Int
     public var capture: CaptureMethod
     /// How often an accelerometer whose buffer iio-sensor-proxy holds is read through sysfs
-    /// while a gyroscope of another device is buffered (Hz): as often as the attitude filter
-    /// needs gravity (`MotionSettings.gravityReferenceRate`), each read costing a HID hub three
-    /// GET_REPORTs (docs/sensors.md "Beside iio-sensor-proxy").
+    /// while a gyroscope of another device is buffered and the device moves (Hz), each read
+    /// costing a HID hub three GET_REPORTs (docs/sensors.md "Beside iio-sensor-proxy"); never
+    /// more than `defaultPolledAccelerometerRate`.
     public var polledAccelerometerRate: Double
 
     public init(uri: String = "local:", pollRate: Double = IIOSettings.defaultPollRate,
@@ -68,9 +73,15 @@ public final class IIOPolledDriver: SensorDriver, RevisedDescriptions {
     /// `sensors` once revised (reads found slow), until the capture thread takes it.
     private var revised: [SensorDescription]?
 
-    /// `capture`: how `status` describes this capture ("polled: <why not buffered>").
-    public init(settings: IIOSettings, logger: Logger, capture: String = "polled") throws(SensorError) {
+    /// Why buffered capture failed when this driver polls in its place (`SourceAbilities.bufferingFailed`).
+    public let bufferingFailed: String?
+
+    /// `capture`: how `status` describes this capture ("polled: <why not buffered>");
+    /// `bufferingFailed`: why it polls where a buffer could be tried again (IIODriverSelection).
+    public init(settings: IIOSettings, logger: Logger, capture: String = "polled",
+                bufferingFailed: String? = nil) throws(SensorError) {
         self.logger = logger
+        self.bufferingFailed = bufferingFailed
         context = try IIOContext(uri: settings.uri)
         let isLocal = settings.uri == "local:"
         let found = IIODiscovery.find(in: context.devices, isLocal: isLocal, logger: logger)

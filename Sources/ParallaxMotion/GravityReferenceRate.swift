@@ -1,6 +1,8 @@
-// How often the attitude filter needs the accelerometer when the gyroscope runs at full rate
-// (docs/motion.md "Accelerometer rate"): for a capture that reads the accelerometer through sysfs
-// (every read a round trip to a HID sensor hub) only as often as gravity is needed.
+// How often the attitude filter needs the accelerometer when the gyroscope runs at full rate to
+// correct the gyroscope's drift (docs/motion.md "Accelerometer rate"): the floor under the rate
+// of a capture that reads the accelerometer through sysfs (every read a round trip to a HID
+// sensor hub). That capture reads faster (IIOSettings.defaultPolledAccelerometerRate, 25 Hz) for
+// what the gain does not cover: the motion's linear acceleration, sampled by sparse readings.
 
 extension MotionSettings {
     /// Accelerometer readings per second per 1/s of `filterGain` (dimensionless): 16, so that one

@@ -58,6 +58,17 @@ import Testing
         #expect(load.errors.first?.description.hasPrefix("test.conf:5: [Motion] Recenter=banana") == true)
     }
 
+    /// Beside iio-sensor-proxy the accelerometer is read at the hub's budget whatever the filter's
+    /// gain (docs/motion.md "Accelerometer rate"): not the gain's drift-correction rate.
+    @Test func thePolledAccelerometerRateIsTheBudgetForEveryGain() {
+        #expect(DaemonConfig().iioSettings.polledAccelerometerRate == 25)
+        for gain in ["0.1", "10"] {
+            let load = parse("[Motion]\nFilterGain=\(gain)\n")
+            #expect(load.errors.isEmpty && load.config.motion.filterGain == Double(gain))
+            #expect(load.config.iioSettings.polledAccelerometerRate == 25, "FilterGain=\(gain)")
+        }
+    }
+
     @Test func syntaxErrorsAndUnknownKeysAreLocated() {
         let load = parse("[Daemon]\nthis line is nonsense\n[Nope]\nX=1\n[Daemon]\nFrobnicate=2\n")
         #expect(load.errors.map(\.line) == [2])

@@ -1,4 +1,4 @@
-// A sparse accelerometer (read through sysfs at a few Hz) beside a gyroscope at full rate.
+// A sparse accelerometer (read through sysfs at 25 Hz or, at rest, 0.5 Hz) beside a gyroscope at full rate.
 import Testing
 @testable import ParallaxMotion
 
