@@ -2,14 +2,22 @@
 # The real-kernel lab: Debian 12's own kernel under qemu-system-x86_64 (TCG), its HID sensor-hub
 # IIO drivers fed by our sensor hub over /dev/uhid in the guest (docs/lab.md); and a second kernel,
 # bookworm-backports' 6.12, for the I2C IMU drivers (through i2c-stub) and software triggers.
+# Guests of later releases too: Debian 13 (trixie) and forky, each with its own kernel, systemd,
+# udev and iio-sensor-proxy (docs/lab.md "Guests of later releases").
 #
 #   PARALLAX_LAB_BOOT=backports scripts/lab.sh [run …]   boot the backports kernel instead
+#   PARALLAX_LAB_RELEASE=trixie|forky scripts/lab.sh [prepare | run …]
+#                                   a guest of that release: its linux-image-amd64 and its userland,
+#                                   prepared in LAB/RELEASE/ (bookworm, the default, in LAB itself)
 #
-#   scripts/lab.sh                  prepare (cached in .build-lab/), boot, a root shell on the console
+#   scripts/lab.sh                  prepare (cached in LAB, below), boot, a root shell on the console
 #   scripts/lab.sh run CMD [ARG…]   prepare, boot, run CMD in the guest (through the agent), power off;
 #                                   exits with CMD's status
 #   scripts/lab.sh run --systemd CMD [ARG…]   the same with systemd as PID 1 (the booted mode)
-#   scripts/lab.sh prepare          only build what is missing or stale in .build-lab/
+#   scripts/lab.sh prepare          only build what is missing or stale in LAB
+#
+# LAB is PARALLAX_LAB_DIR, by default /var/cache/parallaxd/lab: one cache per machine, outside any
+# clone, readable by every user (root builds it; another user uses it or skips, as below).
 #
 # What is cached, each rebuilt when its recipe (hashed into a stamp) changes:
 #   kernel/     the kernel package (downloaded with apt-get, unpacked, depmod'ed)
@@ -21,15 +29,29 @@
 #   rootfs/     a debootstrap'ed Debian 12 (minbase + the packages below + the kernel's modules),
 #   root.img    packed into an ext4 image (booted with snapshot=on: the cached image never changes)
 #   initramfs.cpio.gz  busybox, the modules to reach the disk and the 9p shares, and init/
+# For trixie and forky, LAB/RELEASE/ holds the same parts (kernel/, rootfs/, root.img,
+# initramfs.cpio.gz; apt/ the suite's private package lists, from the same mirror); the root file
+# system starts from scripts/release-root.sh's root of that release ("lab": debootstrap minbase,
+# then apt installs the packages below with the release's names), copied and packed as above;
+# the kernel's modules go into root.img, decompressed nowhere but in the initramfs.
 # Building the root file system needs root (debootstrap); a normal user uses the cached image or
-# gets exit status 77 ("skipped") with the reason. The host's repository and /opt/swift are shared
-# read-only into the guest over virtio-9p at the same absolute paths, so host-built binaries run there.
+# gets exit status 77 ("skipped") with the reason.
+# The host's repository and /opt/swift are shared read-only into the guest over virtio-9p at the
+# same absolute paths, so host-built binaries run there.
+# Costs from nothing (2 shared cores, load 5–10): bookworm ≈ 150–190 s, trixie ≈ 3 min, forky ≈ 3.5
+# min (docs/lab.md); warm (stamps checked) 3–5 s.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-LAB="${PARALLAX_LAB_DIR:-$ROOT/.build-lab}"
+RELEASE="${PARALLAX_LAB_RELEASE:-bookworm}"
+case "$RELEASE" in
+  bookworm|trixie|forky) ;;
+  *) echo "lab: PARALLAX_LAB_RELEASE=$RELEASE: bookworm, trixie or forky" >&2; exit 64 ;;
+esac
+LAB="${PARALLAX_LAB_DIR:-/var/cache/parallaxd/lab}"
+[ "$RELEASE" = bookworm ] || LAB="$LAB/$RELEASE"
 GUEST="$ROOT/Tests/lab/guest"
-SUITE=bookworm
+SUITE=$RELEASE
 # The Debian mirror this machine's apt uses (scripts/release-root.sh's debian_mirror), or
 # PARALLAX_LAB_MIRROR (it is part of the root file system's recipe: a cached image stays while it holds).
 MIRROR="${PARALLAX_LAB_MIRROR:-}"
@@ -45,6 +67,11 @@ fi
 ROOTFS_PACKAGES=(systemd udev dbus kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace
                  adduser libwayland-client0 libwayland-egl1 libegl1 libgles2 libpng16-16 libjpeg62-turbo
                  iio-sensor-proxy)
+# Debian 13 renamed libpng16-16 in the 64-bit time_t transition (libpng16-16t64 provides the old
+# name, which apt, not debootstrap, resolves); the others keep their names in trixie and forky.
+# iio-sensor-proxy 3.7 and later ask polkit whether a client may claim a sensor (allow_active: a
+# desktop's session; root always): without polkitd every claim is refused, monitor-sensor's too.
+[ "$RELEASE" = bookworm ] || ROOTFS_PACKAGES=("${ROOTFS_PACKAGES[@]/#libpng16-16/libpng16-16t64}" polkitd)
 # Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies;
 # ext4's crc32c comes as a soft dependency, which --show-depends does not follow).
 INITRAMFS_MODULES=(virtio_pci virtio_blk crc32c_generic ext4 9pnet_virtio 9p)
@@ -55,9 +82,10 @@ log() { printf 'lab: %s\n' "$*" >&2; }
 hash_of() { sha256sum | cut -c1-16; }
 
 kernel_package() {
-  # The kernel Debian's linux-image-amd64 points at (resolved from the local package lists).
+  # The kernel Debian's linux-image-amd64 points at (resolved from the local package lists, or
+  # the release's private ones: APT OPTION… given).
   if [ -n "${PARALLAX_LAB_KERNEL:-}" ]; then echo "$PARALLAX_LAB_KERNEL"; return; fi
-  apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1
+  apt-cache "$@" depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9].*-amd64\)$/\1/p' | head -n1
 }
 
 # prepare_kernel PACKAGE NAME [APT OPTION…]: the package unpacked into $LAB/NAME/ (tree/, vmlinuz,
@@ -75,23 +103,40 @@ prepare_kernel() {
   rm -rf "$dir" "$LAB/$name.stamp"
   mkdir -p "$dir/deb"
   (cd "$dir/deb" && apt-get "$@" download -q "$pkg" >/dev/null 2>&1) || { log "apt-get download $pkg failed"; return 1; }
-  dpkg-deb -x "$dir/deb/"*.deb "$dir/tree"
+  # forky's linux-image-VERSION holds neither kernel nor modules: they are its Depends
+  # linux-binary-VERSION, linux-modules-VERSION and linux-base-VERSION (modules.builtin).
+  local part
+  for part in $(dpkg-deb -f "$dir/deb/"*.deb Depends | tr ',' '\n' | sed -n 's/^ *\(linux-\(binary\|modules\|base\)-[^ ]*\).*/\1/p'); do
+    (cd "$dir/deb" && apt-get "$@" download -q "$part" >/dev/null 2>&1) || { log "apt-get download $part failed"; return 1; }
+  done
+  local deb
+  for deb in "$dir/deb/"*.deb; do dpkg-deb -x "$deb" "$dir/tree" || return 1; done
+  # trixie's and later kernels put their modules under /usr/lib (merged /usr): one path for both.
+  [ -e "$dir/tree/lib" ] || [ ! -d "$dir/tree/usr/lib/modules" ] || ln -s usr/lib "$dir/tree/lib"
   local version
-  version="$(ls "$dir/tree/lib/modules")"
-  depmod -b "$dir/tree" "$version"
-  ln -s "tree/boot/vmlinuz-$version" "$dir/vmlinuz"
+  version="$(ls "$dir/tree/lib/modules")" && [ -n "$version" ] || { log "no modules in $pkg"; return 1; }
+  # (Each step checked: this runs under `||`, where set -e does not stop it.)
+  depmod -b "$dir/tree" "$version" || return 1
+  # (forky's linux-binary puts the kernel beside its modules, as systemd's kernel-install does.)
+  local image="tree/boot/vmlinuz-$version"
+  [ -f "$dir/$image" ] || image="tree/lib/modules/$version/vmlinuz"
+  [ -f "$dir/$image" ] || { log "no kernel image in $pkg"; return 1; }
+  ln -s "$image" "$dir/vmlinuz" || return 1
   echo "$version" > "$dir/version"
   echo "$stamp" > "$LAB/$name.stamp"
 }
 
-# The backports suite's package lists, in $LAB/apt/ (the host's apt sources stay as they are).
-backports_apt_options() {
+# A suite's package lists, in $LAB/apt/ (the host's apt sources stay as they are); one APT
+# option a line. A mirror serving a snapshot of the archive has Release files past Valid-Until.
+suite_apt_options() {
   local apt="$LAB/apt"
   mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial"
-  printf 'deb %s bookworm-backports main\n' "$MIRROR" > "$apt/sources.list"
+  printf 'deb %s %s main\n' "$MIRROR" "$1" > "$apt/sources.list"
   printf '%s\n' -o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent \
-    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Get::List-Cleanup=0
+    -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache=$apt/cache" -o APT::Get::List-Cleanup=0 \
+    -o Acquire::Check-Valid-Until=false
 }
+backports_apt_options() { suite_apt_options bookworm-backports; }
 
 prepare_backports_kernel() {
   local stamp options
@@ -115,6 +160,7 @@ prepare_rootfs() {
   local kstamp stamp
   kstamp="$(cat "$LAB/kernel.stamp")"
   stamp="$(printf '%s\n' "$SUITE" "$MIRROR" "${ROOTFS_PACKAGES[@]}" "$kstamp" "rootfs-v1" | hash_of)"
+  [ "$SUITE" = bookworm ] || stamp="$(printf '%s\n' "$stamp" "release-root-v1" | hash_of)"
   if [ "$(cat "$LAB/rootfs.stamp" 2>/dev/null)" = "$stamp" ] && [ -f "$LAB/root.img" ]; then return; fi
   if [ "$(id -u)" != 0 ]; then
     if [ -f "$LAB/root.img" ]; then
@@ -124,7 +170,7 @@ prepare_rootfs() {
     log "SKIP: no cached root file system in $LAB and building one needs root (debootstrap): run scripts/lab.sh prepare as root once"
     exit 77
   fi
-  log "root file system: debootstrap $SUITE from $MIRROR (about 75 s)"
+  log "root file system: debootstrap $SUITE from $MIRROR (75–150 s)"
   rm -rf "$LAB/rootfs" "$LAB/rootfs.tmp" "$LAB/root.img" "$LAB/rootfs.stamp"
   local inc
   inc="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")"
@@ -133,8 +179,19 @@ prepare_rootfs() {
   scratch="$(mktemp -d /var/tmp/parallaxd-lab.XXXXXX)"
   trap 'rm -rf "$scratch"' EXIT
   local tmp="$scratch/rootfs"
-  debootstrap --variant=minbase --include="$inc" "$SUITE" "$tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
-    || { log "debootstrap failed, see $LAB/debootstrap.log"; tail -n 20 "$LAB/debootstrap.log" >&2; exit 1; }
+  if [ "$SUITE" = bookworm ]; then
+    debootstrap --variant=minbase --include="$inc" "$SUITE" "$tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
+      || { log "debootstrap failed, see $LAB/debootstrap.log"; tail -n 20 "$LAB/debootstrap.log" >&2; exit 1; }
+  else
+    # Later releases: apt resolves what debootstrap's --include does not (virtual names, the
+    # t64 renames), in the machine's root of that release (made once, kept by its package list).
+    ( MIRROR="$MIRROR"; . "$ROOT/scripts/release-root.sh"; release_root "$SUITE" lab "${ROOTFS_PACKAGES[*]}" && echo "$ROOTFS" ) \
+      > "$scratch/release-root" || { log "no $SUITE root (scripts/release-root.sh)"; exit 1; }
+    cp -a "$(tail -n 1 "$scratch/release-root")" "$tmp"
+    # What made the root a build root, not a system: daemons kept from starting (the packages'
+    # postinst must start parallaxd.socket in the guest), the marker.
+    rm -f "$tmp/usr/sbin/policy-rc.d" "$tmp/.parallaxd-root-complete"
+  fi
   local version
   version="$(cat "$LAB/kernel/version")"
   mkdir -p "$tmp/lib/modules"
@@ -172,16 +229,25 @@ prepare_initramfs() {
   local m line
   : > "$dir/modules/order"
   for m in "${INITRAMFS_MODULES[@]}"; do
+    # 7.x has no crc32c_generic: crc32c is a library built in (ext4 needs nothing more).
+    if ! modinfo -b "$kdir" -k "$version" -F filename "$m" >/dev/null 2>&1; then
+      log "initramfs: no module $m in $version: left out"; continue
+    fi
     modprobe -d "$kdir" -S "$version" --show-depends "$m" | while read -r line; do
       # "insmod $kdir/lib/modules/…/NAME.ko [OPTIONS]": $kdir may hold blanks, the rest does not.
       case "$line" in "insmod $kdir/"*) ;; *) continue ;; esac
       set -- ${line#"insmod $kdir/"}
       local module="$kdir/$1" base
       base="$(basename "$module")"
-      # busybox insmod takes plain .ko files only: the backports kernel ships .ko.xz.
-      case "$base" in *.xz) base="${base%.xz}" ;; esac
+      # busybox insmod takes plain .ko files only: the backports kernel ships .ko.xz, later
+      # ones may ship .ko.zst.
+      case "$base" in *.xz) base="${base%.xz}" ;; *.zst) base="${base%.zst}" ;; esac
       if ! grep -qx "$base" "$dir/modules/order"; then
-        case "$module" in *.xz) xz -dc "$module" > "$dir/modules/$base" ;; *) cp "$module" "$dir/modules/$base" ;; esac
+        case "$module" in
+          *.xz) xz -dc "$module" > "$dir/modules/$base" ;;
+          *.zst) zstd -q -dc "$module" > "$dir/modules/$base" ;;
+          *) cp "$module" "$dir/modules/$base" ;;
+        esac
         echo "$base" >> "$dir/modules/order"
       fi
     done
@@ -211,17 +277,28 @@ prepare() {
     exec 9>"$LAB/.lock"
     flock 9
   fi
-  local t0=$SECONDS pkg
-  if [ -f "$LAB/kernel.stamp" ] && [ -z "$(kernel_package)" ]; then
-    pkg="$(basename "$(ls "$LAB/kernel/deb/"*.deb)" | cut -d_ -f1)"
-  else
-    pkg="$(kernel_package)"
+  local t0=$SECONDS pkg options=()
+  if [ "$SUITE" != bookworm ] && [ -w "$LAB" ]; then
+    # The release's own kernel, from its suite's package lists (fetched again at most daily).
+    mapfile -t options < <(suite_apt_options "$SUITE")
+    if [ -z "$(find "$LAB/apt/lists" -name '*_InRelease' -mtime -1 2>/dev/null)" ] \
+       && ! apt-get -q "${options[@]}" update > "$LAB/apt/update.log" 2>&1; then
+      log "WARNING: apt-get update of $SUITE failed (see $LAB/apt/update.log)"
+    fi
+  elif [ "$SUITE" != bookworm ]; then
+    options=(-o "Dir::Etc::SourceList=$LAB/apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
+             -o "Dir::State::Lists=$LAB/apt/lists" -o "Dir::Cache=$LAB/apt/cache")
   fi
-  [ -n "$pkg" ] || { log "SKIP: no Debian kernel package known to apt (apt-cache depends linux-image-amd64)"; exit 77; }
-  prepare_kernel "$pkg" kernel || exit 1
+  if [ -f "$LAB/kernel.stamp" ] && [ -z "$(kernel_package "${options[@]}")" ]; then
+    pkg="$(basename "$(ls "$LAB/kernel/deb/"linux-image-*.deb | head -n1)" | cut -d_ -f1)"
+  else
+    pkg="$(kernel_package "${options[@]}")"
+  fi
+  [ -n "$pkg" ] || { log "SKIP: no Debian kernel package of $SUITE known to apt (apt-cache depends linux-image-amd64)"; exit 77; }
+  prepare_kernel "$pkg" kernel "${options[@]}" || exit 1
   prepare_rootfs
   prepare_initramfs
-  prepare_backports_kernel
+  [ "$SUITE" != bookworm ] || prepare_backports_kernel
   log "prepared in $((SECONDS - t0)) s ($LAB)"
 }
 
@@ -237,6 +314,6 @@ case "${1:-shell}" in
     [ $# -gt 0 ] || { echo "usage: scripts/lab.sh run [--systemd] CMD [ARG…]" >&2; exit 2; }
     prepare
     exec /usr/bin/python3 "$ROOT/Tests/lab/labvm.py" run "${mode[@]}" -- "$@" ;;
-  -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' ;;
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'  | sed 's/^# \{0,1\}//' ;;
   *) echo "usage: scripts/lab.sh [shell | run CMD [ARG…] | prepare]" >&2; exit 2 ;;
 esac

@@ -18,8 +18,15 @@ enum UdevGrant {
     /// triggers yet not given their attributes pays it.
     static let wait: Int64 = 5_000_000_000
 
+    /// How often a refused write is tried again without an event (ns). Under systemd 257 and later
+    /// the service's private network namespace comes with its own sysfs mount (another super
+    /// block): udev's chgrp and chmod, made through the host's, raise no inotify event there
+    /// (seen on Debian 13 and forky), so the watch alone would wait out `wait` and give up.
+    static let retryInterval: Int64 = 100_000_000
+
     /// Writes `value` to `path`; while refused with EACCES, waits for the file's attributes to
-    /// change and tries again, until `wait` has passed. nil once written, the errno otherwise.
+    /// change (or `retryInterval`) and tries again, until `wait` has passed. nil once written,
+    /// the errno otherwise.
     static func write(_ path: String, _ value: String) -> Int32? {
         let fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { return SysfsText.write(path, value) }
@@ -34,10 +41,9 @@ enum UdevGrant {
             let left = deadline - plx_monotonic_ns()
             guard left > 0 else { break }
             var ready = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let n = poll(&ready, 1, Int32(clamping: (left + 999_999) / 1_000_000))
+            let n = poll(&ready, 1, Int32(clamping: (min(left, retryInterval) + 999_999) / 1_000_000))
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            _ = events.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { _ = events.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
             refused = SysfsText.write(path, value)
         }
         return refused

@@ -4,8 +4,11 @@ guest on demand; and the booted mode (`booted`: systemd as PID 1, the project's 
 whose tests run last, after the plain guest has been powered off (one guest at a time: 2 cores).
 
 Run: /usr/bin/python3 -m pytest -p no:cacheprovider Tests/lab   (after `swift build`)
-The session prepares .build-lab/ with scripts/lab.sh (root builds the root file system once; a
+The session prepares the lab's cache with scripts/lab.sh (root builds the root file system once; a
 normal user without a cached one gets every test skipped with the reason).
+PARALLAX_LAB_RELEASE=trixie or forky: the same tests on that release's guest (its kernel, systemd,
+udev, iio-sensor-proxy), with its packages (scripts/build-debs.sh --release); the tests on a
+"second kernel" (`lab_backports`, `booted_backports`) boot that release's kernel too.
 """
 import os
 import shutil
@@ -17,16 +20,21 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from labvm import REPO, Lab, LabError, missing_artifacts  # noqa: E402
+from labvm import RELEASE, REPO, Lab, LabError, missing_artifacts  # noqa: E402
 from labkit import Daemon, GuestDeck, GuestHub, GuestImu  # noqa: E402
 
 TIMINGS = []
+# The kernel of the I2C IMU and Steam Deck tests: bookworm-backports' 6.12 beside Debian 12's
+# 6.1; a later release's own kernel has what they need.
+SECOND_KERNEL = 'backports' if RELEASE == 'bookworm' else RELEASE
+SECOND_NAME = "6.12 (bookworm-backports)" if RELEASE == 'bookworm' else f"{RELEASE}'s kernel"
 # The guests booted so far (powered off before the other mode boots).
 GUESTS = []
 
 
 def pytest_report_header(config):
-    return 'lab: Debian 12 kernel under qemu-system-x86_64 (TCG), HID sensor hub over /dev/uhid'
+    return (f'lab: the {RELEASE} guest' + (' (Debian 12)' if RELEASE == 'bookworm' else '')
+            + ' under qemu-system-x86_64 (TCG), HID sensor hub over /dev/uhid')
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -93,7 +101,7 @@ ODD_NAME = "plx lab,%41:'q\"é "
 def lab():
     """The booted lab guest (Tests/lab/labvm.py Lab): boots once for the whole session.
     lab.odd_share is a host directory with an awkward name, shared at the same path."""
-    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    TIMINGS.append(('(prepare the lab)', prepare_lab()))
     odd = tempfile.mkdtemp(prefix=ODD_NAME, dir='/tmp')
     try:
         with open(os.path.join(odd, 'marker'), 'w') as f:
@@ -112,11 +120,11 @@ def lab_backports():
     software triggers); test modules that run on it override `lab` with it. Boots once, after the
     Debian 12 kernel's guest is powered off; skips with the reason where that kernel could not
     be fetched (scripts/lab.sh prepare warns then)."""
-    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
-    why = missing_artifacts('backports')
+    TIMINGS.append(('(prepare the lab)', prepare_lab()))
+    why = missing_artifacts(SECOND_KERNEL)
     if why:
-        pytest.skip('the backports kernel (6.12) is not available: ' + why)
-    vm = boot_guest('6.12 (bookworm-backports), init.sh as PID 1', kernel='backports')
+        pytest.skip(f'the second kernel ({SECOND_NAME}) is not available: ' + why)
+    vm = boot_guest(f'{SECOND_NAME}, init.sh as PID 1', kernel=SECOND_KERNEL)
     yield vm
     vm.shutdown()
 
@@ -164,11 +172,13 @@ def make_deck(lab, request):
 @pytest.fixture(scope='session')
 def debs():
     """The project's Debian packages to install in the booted guest: the .deb files
-    scripts/build-debs.sh builds (it prints their paths; DEB_BUILD_OPTIONS=noopt unless set),
-    or those in $PARALLAX_LAB_DEBS (a
+    scripts/build-debs.sh builds (it prints their paths; DEB_BUILD_OPTIONS=noopt unless set; for
+    a later release `--release R --without-plasma-wallpaper` into a private directory under
+    /var/tmp, removed after the session), or those in $PARALLAX_LAB_DEBS (a
     directory), without the -dbgsym ones. Returns their absolute paths; their directory is shared
     into the guest."""
     given = os.environ.get('PARALLAX_LAB_DEBS')
+    outdir = None
     if given:
         paths = sorted(os.path.join(os.path.abspath(given), f) for f in os.listdir(given) if f.endswith('.deb'))
     else:
@@ -176,8 +186,14 @@ def debs():
         # The Swift debug configuration unless told otherwise, as scripts/test.sh builds them
         # (the same packages then, built once per tree).
         env = dict(os.environ, DEB_BUILD_OPTIONS=os.environ.get('DEB_BUILD_OPTIONS', 'noopt'))
-        p = subprocess.run([os.path.join(REPO, 'scripts', 'build-debs.sh')], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, env=env)
+        argv = [os.path.join(REPO, 'scripts', 'build-debs.sh')]
+        if RELEASE != 'bookworm':
+            # One directory for the release's set (its GNOME extension is built apart).
+            outdir = tempfile.mkdtemp(prefix=f'parallaxd-lab-debs-{RELEASE}-', dir='/var/tmp')
+            argv += ['--release', RELEASE, '--without-plasma-wallpaper', outdir]
+        p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        if p.returncode != 0 and outdir:
+            shutil.rmtree(outdir, ignore_errors=True)
         if p.returncode == 77:
             pytest.skip('packages not buildable here: ' + (p.stderr.strip().splitlines() or ['?'])[-1])
         assert p.returncode == 0, 'scripts/build-debs.sh failed:\n' + p.stderr[-3000:]
@@ -191,14 +207,16 @@ def debs():
     assert paths, f'no .deb files ({given or "scripts/build-debs.sh printed none"})'
     dirs = sorted({os.path.dirname(p) for p in paths})
     assert len(dirs) == 1, f'the packages are in several directories: {dirs}'
-    return paths
+    yield paths
+    if outdir:
+        shutil.rmtree(outdir, ignore_errors=True)
 
 
 @pytest.fixture(scope='session')
 def booted(request):
     """The lab with systemd as PID 1 (Lab.boot(systemd=True)), the packages' directory shared at
     the same path (`booted.debs` lists them). Boots once, after the plain guest is powered off."""
-    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
+    TIMINGS.append(('(prepare the lab)', prepare_lab()))
     debs = request.getfixturevalue('debs')      # only once the lab is known to be there
     vm = boot_guest('systemd as PID 1', systemd=True, shares=[('debs', os.path.dirname(debs[0]))])
     vm.debs = debs
@@ -212,12 +230,12 @@ def booted_backports(request):
     bookworm-backports' 6.12 kernel: its modules are shared over 9p by the initramfs, before
     systemd starts, so udev loads the I2C IMU drivers and hid-steam as on an installed system.
     Boots once, last; skips with the reason where that kernel could not be fetched."""
-    TIMINGS.append(('(prepare .build-lab)', prepare_lab()))
-    why = missing_artifacts('backports')
+    TIMINGS.append(('(prepare the lab)', prepare_lab()))
+    why = missing_artifacts(SECOND_KERNEL)
     if why:
-        pytest.skip('the backports kernel (6.12) is not available: ' + why)
+        pytest.skip(f'the second kernel ({SECOND_NAME}) is not available: ' + why)
     debs = request.getfixturevalue('debs')
-    vm = boot_guest('6.12 (bookworm-backports), systemd as PID 1', systemd=True, kernel='backports',
+    vm = boot_guest(f'{SECOND_NAME}, systemd as PID 1', systemd=True, kernel=SECOND_KERNEL,
                     shares=[('debs', os.path.dirname(debs[0]))])
     vm.debs = debs
     yield vm

@@ -10,7 +10,8 @@ hub over /dev/uhid with hub timestamps and a change sensitivity above 0 at creat
 
 DEBS_DIR (or $PARALLAX_LAB_DEBS): the .deb files to install (-dbgsym ones left out), e.g. the
 directory of the paths `DEB_BUILD_OPTIONS=noopt scripts/build-debs.sh` prints. The lab image:
-.build-lab/ or $PARALLAX_LAB_DIR (scripts/lab.sh prepare).
+/var/cache/parallaxd/lab or $PARALLAX_LAB_DIR (scripts/lab.sh prepare); PARALLAX_LAB_RELEASE=trixie
+or forky boots that release's guest (its kernel, systemd, iio-sensor-proxy; give its packages).
 
 Configurations, in this order in one boot:
   A  iio-sensor-proxy masked (the booted guest's default): both sensors captured buffered.
