@@ -40,6 +40,12 @@ int64_t plx_monotonic_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+int64_t plx_boottime_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_BOOTTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 int plx_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
 
 int plx_epoll_add(int epfd, int fd, uint32_t events, uint64_t token) {

@@ -5,9 +5,9 @@ import ParallaxProtocol
 
 /// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
 extension Daemon: SensorEvents, HubOutput {
-    func sensorsOpened() {
+    func sensorsOpened(continuing: Bool) {
         frameMonitor.opened(supervisor.sensors)
-        engine.reset()
+        if continuing { engine.restartAttitude() } else { engine.reset() }
         // A different set of sensors may have brought or taken the gyroscope: the heading
         // subscribers hear it (a state line only they get; the others' lines do not change).
         let available = supervisor.sensors.contains { $0.kind == .gyroscope }

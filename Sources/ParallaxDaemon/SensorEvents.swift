@@ -8,7 +8,10 @@ import SystemPackage
 /// What the supervisor tells its owner, on the loop thread (the daemon: Daemon+Motion.swift).
 protocol SensorEvents: AnyObject {
     /// A fresh capture opened: downstream state from the previous one no longer applies.
-    func sensorsOpened()
+    /// `continuing`: it replaces a capture the supervisor closed only to open it again (across a
+    /// system sleep: Supervisor+Sleep.swift; to try buffering again: Supervisor+BufferRetry.swift):
+    /// the attitude restarts, and the reference with it only where re-centring is on.
+    func sensorsOpened(continuing: Bool)
     /// The capture ended (closed for want of subscribers, failed, or a replay's end): the last
     /// offset is no longer the current one.
     func sensorsClosed()

@@ -64,6 +64,22 @@ final class Supervisor {
     /// The current capture has said what it opened (`sensors` is its, not a previous capture's).
     var captureHasOpened = false
 
+    /// Whether the system slept since the capture opened or last looked (Supervisor+Sleep.swift).
+    var sleepClock = SleepClock(boottime: plx_boottime_ns(), monotonic: plx_monotonic_ns())
+    /// logind's news of sleep, watched while sensors are open or wanted.
+    var sleepWatch: SleepWatch?
+    /// logind said the system goes to sleep, and has not yet said it is back: nothing opens.
+    var asleep = false
+    /// The sensors were open (or opening) when the system went to sleep: they open again after it.
+    var openAfterSleep = false
+    /// The capture being opened replaces one the supervisor closed only to open it again (a
+    /// sleep, another try at buffering): its `.opened` restarts the attitude
+    /// (`SensorEvents.sensorsOpened(continuing:)`), not everything.
+    var reopeningToContinue = false
+    /// Buffered capture tried again while a capture polls in its place (Supervisor+BufferRetry.swift).
+    var bufferRetryTimer: EventLoop.TimerID?
+    var bufferRetryDelay = Supervisor.firstBufferRetryDelay
+
     /// - Parameters:
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.
     ///   - factory: opens the source's driver (on the capture thread).
@@ -154,11 +170,18 @@ final class Supervisor {
         demanded = false
         if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+        reopeningToContinue = false
         closeCapture(wait: wait)
         updateArrivalWatch()
     }
 
     func open() {
+        // Between logind's "going to sleep" and "back", an open would meet devices being
+        // suspended: it waits for the resume.
+        guard !asleep else {
+            openAfterSleep = true
+            return
+        }
         logger.debug("opening sensors (\(sourceName))")
         let wakeup = self.wakeup
         let capture: any RunningCapture = readsOnLoop
@@ -171,7 +194,10 @@ final class Supervisor {
         }
         self.capture = capture
         captureHasOpened = false
+        // A sleep while nothing was open needs nothing: this capture starts fresh.
+        sleepClock.rebase(boottime: plx_boottime_ns(), monotonic: plx_monotonic_ns())
         updateSensorProxyWatch()
+        updateSleepWatch()
     }
 
     func closeCapture(wait: Bool = false) {
@@ -179,6 +205,7 @@ final class Supervisor {
         self.capture = nil
         abilities = SourceAbilities()
         cancelTake()
+        cancelBufferRetry()
         rest.captureEnded()
         if wait {
             capture.stopAndWait()
@@ -189,6 +216,7 @@ final class Supervisor {
         sampleTimes = RateMeter()
         events.sensorsClosed()
         updateSensorProxyWatch()
+        updateSleepWatch()
     }
 
     /// `open`, once the captures still closing have let go of the devices, or after
@@ -220,7 +248,7 @@ final class Supervisor {
 
     private func drain() {
         wakeup.drain()
-        guard let capture else { return }
+        guard capture != nil, !reopenedAfterSleep(), let capture else { return }
         // Straight from the source when the capture thread is not reading it: nothing it queued
         // is left waiting behind a sleeping thread.
         let (events, dropped, _) = capture.takeQueuedEvents() ?? { let e = capture.events(); return (e.events, e.dropped, 0) }()
@@ -234,7 +262,7 @@ final class Supervisor {
     /// for it (it wakes the loop when it comes).
     private func takeAtForecast() {
         takeTimer = nil
-        guard let capture else { return }
+        guard capture != nil, !reopenedAfterSleep(), let capture else { return }
         guard let (events, dropped, newest) = capture.takeQueuedEvents() else {
             // The capture thread is reading: it queues the fresh sample and wakes the loop.
             if case .captureWakes(let need) = SamplePacer.afterTake(newest: nil, need: takeNeed) { capture.wakeForSamples(need) }
@@ -290,17 +318,19 @@ final class Supervisor {
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
                 lastFailure = nil
-                self.events.sensorsOpened()
+                self.events.sensorsOpened(continuing: reopeningToContinue)
+                reopeningToContinue = false
                 setState(.ok)
                 updateArrivalWatch()
                 captureHasOpened = true
+                planBufferRetry(abilities)
                 reconcileWithSensorProxy()
             case .sample(let sample):
                 sampleTimes.record(sample.t)
                 rest.observe(sample)
                 self.events.sensorSample(sample)
             case .revised(let sensors):
-                self.sensors = sensors
+                revise(sensors)
             case .resting(let pace, let order):
                 restBegan(pace, order: order)
             case .awake(let moved, let order):
@@ -309,6 +339,7 @@ final class Supervisor {
                 self.capture = nil
                 abilities = SourceAbilities()
                 cancelTake()
+                cancelBufferRetry()
                 rest.captureEnded()
                 self.events.sensorsClosed()
                 fail(error)
@@ -338,6 +369,11 @@ final class Supervisor {
         let onLoop = LoopCapture(loop: loop, opened: source, wake: { wakeup.signal() })
         capture = onLoop
         _ = onLoop.start()
+    }
+
+    /// The open sensors' descriptions changed (the capture's own news, or what the supervisor adds).
+    func revise(_ sensors: [SensorDescription]) {
+        self.sensors = sensors
     }
 
     private func fail(_ error: SensorError) {

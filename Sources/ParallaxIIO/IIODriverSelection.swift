@@ -32,7 +32,8 @@ public enum IIODriverSelection {
                 return try IIOPolledDriver(settings: settings, logger: logger)
             }
             logger.notice("capture: \(why.reason): polling instead")
-            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: \(why.reason)")
+            return try IIOPolledDriver(settings: settings, logger: logger, capture: "polled: \(why.reason)",
+                                       bufferingFailed: why.reason)
         }
     }
 }

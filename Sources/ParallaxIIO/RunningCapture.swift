@@ -62,9 +62,14 @@ public struct SourceAbilities: Sendable, Equatable {
     public var takesQueued: Bool
     /// It can slow down while the device lies still (`RestingSource`).
     public var rests: Bool
+    /// Why it polls a device that could be buffered: its buffer failed in a way that may pass (a
+    /// trigger slow to start, a hub still waking after a resume), so opening it again later may
+    /// buffer (the supervisor tries, with back-off). nil when buffering was not tried or worked.
+    public var bufferingFailed: String?
 
-    public init(takesQueued: Bool = false, rests: Bool = false) {
+    public init(takesQueued: Bool = false, rests: Bool = false, bufferingFailed: String? = nil) {
         self.takesQueued = takesQueued
         self.rests = rests
+        self.bufferingFailed = bufferingFailed
     }
 }

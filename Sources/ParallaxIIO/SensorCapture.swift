@@ -195,7 +195,8 @@ public final class SensorCapture: RunningCapture, Sendable {
         defer { slot.withLock { $0 = .empty } }
         let resting = driver as? any RestingSource
         let revising = driver as? any RevisedDescriptions
-        post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil)))
+        post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil,
+                                                     bufferingFailed: (driver as? IIOPolledDriver)?.bufferingFailed)))
         var plan = Plan()
         while !shouldStop() {
             plan.refresh(self)

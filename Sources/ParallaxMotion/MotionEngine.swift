@@ -161,6 +161,19 @@ public struct MotionEngine: Sendable {
         heading = .zero
     }
 
+    /// The system slept: the device may lie in another pose now, and neither sensor followed the
+    /// way there. Everything restarts as after `reset()` (the attitude from the next plausible
+    /// accelerometer reading: no sweep from the pose before the sleep, and a first frame at once
+    /// whatever `minimumChange` says), except attitude mode's reference with re-centring off:
+    /// that is the user's chosen resting pose, and the first frame gives the new pose against it.
+    /// With re-centring on, the new pose is the resting pose (iOS absorbs a pose that changed
+    /// while nothing was reported the same way: `AttitudeOffset.staleTime`).
+    public mutating func restartAttitude() {
+        let kept = _settings.mode == .attitude && !_settings.recenter ? attitudeOffset.reference : nil
+        reset()
+        if let kept { attitudeOffset.start(at: kept) }
+    }
+
     /// Forgets attitude, reference, offsets and clocks (sensors reopened). Settings, `seq` and
     /// the learned gyroscope bias stay.
     public mutating func reset() {

@@ -51,7 +51,7 @@ import Testing
             if stopWhen(log) { loop.stop() }
         }
 
-        func sensorsOpened() { note("opened") }
+        func sensorsOpened(continuing: Bool) { note(continuing ? "opened to continue" : "opened") }
         func sensorsClosed() { note("closed") }
         func sensorSample(_ sample: Sample) {
             samples.append(sample.t)

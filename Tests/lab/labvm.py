@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Host side of the real-kernel lab (docs/lab.md): boots the cached kernel, initramfs and root
-image of .build-lab/ (scripts/lab.sh prepares them) under qemu-system-x86_64 with TCG, and talks
+image of the lab's cache (PARALLAX_LAB_DIR, /var/cache/parallaxd/lab; scripts/lab.sh prepares them) under qemu-system-x86_64 with TCG, and talks
 to the guest agent (Tests/lab/guest/agent.py) over a virtio-serial port.
 
     lab = Lab.boot()                       # returns once the agent answers
     lab = Lab.boot(systemd=True)           # systemd as PID 1: returns once the boot has finished
     lab = Lab.boot(kernel='backports')     # bookworm-backports' 6.12 kernel instead of Debian 12's
+    lab = Lab.boot(kernel='trixie')        # Debian 13's guest: its kernel and its root image (also 'forky')
     r = lab.run(['cat', '/proc/version'])  # Result(rc, stdout, stderr, timed_out, seconds)
     lab.read(path), lab.write(path, value) # a guest file, without starting a process
     out = lab.check('ls /sys/bus/iio/devices')   # a str is run by bash; non-zero rc raises
@@ -16,7 +17,8 @@ Command line (scripts/lab.sh uses it after preparing):
                                    boot (--systemd: systemd as PID 1), run CMD in the guest, print its
                                    output, power off, exit rc
     labvm.py shell                 boot with a root shell on the console (Ctrl-A x quits qemu)
-PARALLAX_LAB_BOOT=backports chooses the second kernel for both.
+PARALLAX_LAB_BOOT=backports chooses the second kernel for both; PARALLAX_LAB_RELEASE=trixie or forky
+that release's guest (the default kernel then).
 """
 import json
 import os
@@ -32,7 +34,8 @@ from collections import namedtuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-LAB_DIR = os.environ.get('PARALLAX_LAB_DIR', os.path.join(REPO, '.build-lab'))
+# One cache per machine, outside the clone (scripts/lab.sh).
+LAB_DIR = os.environ.get('PARALLAX_LAB_DIR', '/var/cache/parallaxd/lab')
 GUEST_DIR = os.path.join(HERE, 'guest')
 READY = b'LAB-AGENT-READY'
 # Shared read-only into the guest at the same paths: the repository (the host-built binaries and
@@ -42,9 +45,15 @@ SHARES = [('repo', REPO)] + ([('swift', '/opt/swift')] if os.path.isdir('/opt/sw
 # The kernels scripts/lab.sh prepares: name → (its directory in LAB_DIR, its initramfs). Debian 12's
 # own is the default; bookworm-backports' (6.12) has i2c-stub, the I2C IMU drivers and software
 # triggers. The backports modules are not in root.img: they are shared over 9p at /lib/modules/VER.
+# Later releases (PARALLAX_LAB_RELEASE=trixie scripts/lab.sh prepare) each have their own kernel,
+# initramfs and root image (with the kernel's modules) in LAB_DIR/RELEASE.
 KERNELS = {'bookworm': ('kernel', 'initramfs.cpio.gz'),
-           'backports': ('kernel-backports', 'initramfs-backports.cpio.gz')}
-DEFAULT_KERNEL = os.environ.get('PARALLAX_LAB_BOOT', 'bookworm')
+           'backports': ('kernel-backports', 'initramfs-backports.cpio.gz'),
+           'trixie': ('trixie/kernel', 'trixie/initramfs.cpio.gz'),
+           'forky': ('forky/kernel', 'forky/initramfs.cpio.gz')}
+ROOT_IMAGES = {'trixie': 'trixie/root.img', 'forky': 'forky/root.img'}   # the others: root.img
+RELEASE = os.environ.get('PARALLAX_LAB_RELEASE', 'bookworm')
+DEFAULT_KERNEL = os.environ.get('PARALLAX_LAB_BOOT', RELEASE)
 
 # PARALLAX_LAB_TRACE=1: print every request to the guest with the time it took (stderr).
 TRACE = os.environ.get('PARALLAX_LAB_TRACE') == '1'
@@ -68,15 +77,20 @@ def qemu_value(text):
 
 
 def missing_artifacts(kernel=None):
-    """Why the lab cannot boot from .build-lab/ (None when it can)."""
+    """Why the lab cannot boot from the lab's cache (None when it can)."""
     if not shutil.which('qemu-system-x86_64'):
         return 'qemu-system-x86_64 is not installed (scripts/setup.sh installs it as root)'
     kdir, initramfs = KERNELS[kernel or DEFAULT_KERNEL]
-    for name in (f'{kdir}/vmlinuz', f'{kdir}/version', initramfs, 'root.img'):
+    for name in (f'{kdir}/vmlinuz', f'{kdir}/version', initramfs, root_image(kernel)):
         path = os.path.join(LAB_DIR, name)
         if not os.access(path, os.R_OK):
             return f'{path} is missing or unreadable (scripts/lab.sh prepare builds it)'
     return None
+
+
+def root_image(kernel=None):
+    """The root image a kernel boots with, relative to LAB_DIR."""
+    return ROOT_IMAGES.get(kernel or DEFAULT_KERNEL, 'root.img')
 
 
 def kernel_version(kernel=None):
@@ -86,7 +100,7 @@ def kernel_version(kernel=None):
 
 def module_shares(kernel):
     """(tag, host directory, guest path) of a kernel whose modules root.img does not hold."""
-    if kernel == 'bookworm':
+    if kernel != 'backports':
         return []
     version = kernel_version(kernel)
     return [('modules', os.path.join(LAB_DIR, KERNELS[kernel][0], 'tree', 'lib', 'modules', version),
@@ -94,8 +108,9 @@ def module_shares(kernel):
 
 
 def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append='', systemd=False, extra_shares=(),
-                 kernel=None):
-    """systemd=True: the booted mode (guest/systemd-init.sh execs systemd as PID 1). Only the
+                 kernel=None, qmp_socket=None):
+    """qmp_socket: a path for qemu's machine protocol (QMP), which qemu listens on (Lab.qmp).
+    systemd=True: the booted mode (guest/systemd-init.sh execs systemd as PID 1). Only the
     repository is shared then, not /opt/swift: what is installed there must run on its own.
     extra_shares: more (tag, host directory) pairs, read-only at the same path in the guest.
     kernel: a name in KERNELS (default: DEFAULT_KERNEL)."""
@@ -121,7 +136,7 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
            '-kernel', os.path.join(LAB_DIR, kdir, 'vmlinuz'), '-initrd', os.path.join(LAB_DIR, initramfs),
            '-append', ' '.join(append),
            # snapshot=on: guest writes go to a temporary overlay, the cached image never changes.
-           '-drive', f'file={qemu_value(os.path.join(LAB_DIR, "root.img"))},format=raw,if=virtio,snapshot=on']
+           '-drive', f'file={qemu_value(os.path.join(LAB_DIR, root_image(kernel)))},format=raw,if=virtio,snapshot=on']
     for tag, path, _ in shares:
         cmd += ['-virtfs', f'local,path={qemu_value(path)},mount_tag={qemu_value(tag)},security_model=none,readonly=on']
     if systemd:
@@ -137,6 +152,8 @@ def qemu_command(agent_socket, shell=False, memory=1024, cpus=2, extra_append=''
         cmd += ['-nographic']
     else:
         cmd += ['-display', 'none', '-monitor', 'none', '-serial', 'stdio']
+    if qmp_socket:
+        cmd += ['-qmp', f'unix:{qemu_value(qmp_socket)},server=on,wait=off']
     return cmd
 
 
@@ -167,7 +184,8 @@ class Lab:
         systemd=True: systemd is PID 1 (guest/systemd-init.sh) and this returns once its boot has
         finished (`systemctl is-system-running --wait`; its answer is in .system_state).
         shares: (tag, host directory) pairs shared read-only at the same path besides the repository.
-        kernel: 'bookworm' (Debian 12's, the default) or 'backports' (6.12; KERNELS)."""
+        kernel: 'bookworm' (Debian 12's, the default), 'backports' (6.12), or 'trixie' / 'forky' (that
+        release's kernel and root image; KERNELS)."""
         why = missing_artifacts(kernel)
         if why:
             raise LabError(why)
@@ -186,8 +204,10 @@ class Lab:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(sock_path)
         listener.listen(1)
+        self.qmp_path = os.path.join(self.tmp, 'qmp.sock')
         self.proc = subprocess.Popen(qemu_command(sock_path, memory=memory, cpus=cpus, systemd=self.systemd,
-                                                  extra_shares=self.extra_shares, kernel=self.kernel),
+                                                  extra_shares=self.extra_shares, kernel=self.kernel,
+                                                  qmp_socket=self.qmp_path),
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
         threading.Thread(target=self._console_reader, daemon=True).start()
@@ -333,6 +353,26 @@ class Lab:
             raise LabError(f'guest command {cmd!r} failed: rc={r.rc} timed_out={r.timed_out}\n'
                            f'stdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}')
         return r.stdout
+
+    def qmp(self, command, **arguments):
+        """One command of qemu's machine protocol (e.g. 'system_wakeup', 'query-status'); returns
+        its 'return' value, raises LabError with qemu's error. One connection each: qemu's QMP
+        serves one client at a time, and a command is rare."""
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(10)
+            s.connect(self.qmp_path)
+            f = s.makefile('rwb')
+            json.loads(f.readline())                       # the greeting
+            for cmd in ({'execute': 'qmp_capabilities'}, {'execute': command, 'arguments': arguments}):
+                f.write(json.dumps(cmd).encode() + b'\n')
+                f.flush()
+                while True:
+                    reply = json.loads(f.readline())
+                    if 'event' not in reply:               # events may come before the answer
+                        break
+                if 'error' in reply:
+                    raise LabError(f'qemu refused {command}: {reply["error"]}')
+            return reply.get('return')
 
     def run_background(self, cmd, log):
         """Starts the shell command cmd in the guest in its own session, output to the guest file

@@ -9,6 +9,8 @@
 
 /// CLOCK_MONOTONIC in nanoseconds (the time base of samples, frames and timers).
 int64_t plx_monotonic_ns(void);
+/// CLOCK_BOOTTIME (ns): CLOCK_MONOTONIC plus the time the system slept.
+int64_t plx_boottime_ns(void);
 
 // epoll: one registration per fd, identified by a 64-bit token chosen by the caller.
 int plx_epoll_create(void);

@@ -27,6 +27,9 @@ Control ops (JSON lines on the Unix socket; ctl turns KEY=VALUE into fields):
     reset                                counters to zero (the history of reports too)
     attitude x=DEG y=DEG [seconds=S] [wait=1]   turn to tilt x (about device X), then y, over S s
                                          (constant body rate: the gyroscope sees it)
+    attitude_after_sleep x=DEG y=DEG     lie at that tilt once the system has slept (CLOCK_BOOTTIME ran
+                                         ahead of CLOCK_MONOTONIC): moved while the lid was shut, so
+                                         no sensor sees the way there; status's woke_ns says when
     rate x=DPS y=DPS z=DPS               keep turning at this body rate (deg/s) until changed (t_ns: since when)
     noise accel=G gyro=DPS               Gaussian noise on every sample (default 0)
     sent [since=SEQ]                     the reports sent since SEQ (seq, sensor, kind, t_ns, raw, ts_us)
@@ -194,8 +197,24 @@ class Motion:
         self.noise_accel = 0.0            # g
         self.noise_gyro = 0.0             # deg/s
         self.rng = random.Random(1)
+        self.after_sleep = None           # a tilt to lie at once the system has slept
+        self.sleep_offset = self._clock_offset()
+        self.woke_ns = None               # CLOCK_MONOTONIC ns when it was taken
+
+    @staticmethod
+    def _clock_offset():
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - time.clock_gettime(time.CLOCK_MONOTONIC)
+
+    def lie_after_sleep(self, x_deg, y_deg):
+        with self.lock:
+            self.after_sleep = tilt(x_deg, y_deg)
+            self.sleep_offset = self._clock_offset()
+            self.woke_ns = None
 
     def _advance(self, now):
+        if self.after_sleep is not None and self._clock_offset() - self.sleep_offset > 0.05:
+            self.r0, self.t0, self.omega, self.until, self.target = self.after_sleep, now, (0.0, 0.0, 0.0), None, None
+            self.after_sleep, self.woke_ns = None, time.monotonic_ns()
         if self.until is not None and now >= self.until:
             self.r0, self.t0, self.omega, self.until, self.target = self.target, self.until, (0.0, 0.0, 0.0), None, None
 
@@ -464,7 +483,10 @@ class Hub:
     # -- control
     def status(self):
         with self.cond:
-            return dict(ok=True, device=self.fd is not None, generation=self.generation, seq=self.seq,
+            with self.motion.lock:
+                self.motion._advance(time.monotonic())
+                woke_ns = self.motion.woke_ns
+            return dict(ok=True, device=self.fd is not None, generation=self.generation, seq=self.seq, woke_ns=woke_ns,
                         uhid_events=dict(self.events),
                         sensors={n: s.status() for n, s in self.sensors.items()})
 
@@ -485,6 +507,9 @@ class Hub:
             if int(req.get('wait', 0)):
                 time.sleep(max(0.0, until - time.monotonic()))
             return dict(ok=True, until=until)
+        if op == 'attitude_after_sleep':
+            self.motion.lie_after_sleep(f('x'), f('y'))
+            return dict(ok=True)
         if op == 'rate':
             self.motion.set_rate((f('x'), f('y'), f('z')))
             return dict(ok=True, t_ns=time.monotonic_ns())
