@@ -66,12 +66,14 @@ fi
 # monitor-sensor) to test parallaxd beside it; libiio-utils and strace to debug by hand.
 ROOTFS_PACKAGES=(systemd udev dbus kmod python3 libiio0 libiio-utils libinih1 libsystemd0 procps iproute2 strace
                  adduser libwayland-client0 libwayland-egl1 libegl1 libgles2 libpng16-16 libjpeg62-turbo
-                 iio-sensor-proxy)
+                 iio-sensor-proxy polkitd)
+# polkitd: logind grants the service's delay inhibitor for sleep only through polkit (as on a
+# desktop); without it the sensors' close races the freeze (docs/lab.md "Suspend and resume").
 # Debian 13 renamed libpng16-16 in the 64-bit time_t transition (libpng16-16t64 provides the old
 # name, which apt, not debootstrap, resolves); the others keep their names in trixie and forky.
-# iio-sensor-proxy 3.7 and later ask polkit whether a client may claim a sensor (allow_active: a
-# desktop's session; root always): without polkitd every claim is refused, monitor-sensor's too.
-[ "$RELEASE" = bookworm ] || ROOTFS_PACKAGES=("${ROOTFS_PACKAGES[@]/#libpng16-16/libpng16-16t64}" polkitd)
+# iio-sensor-proxy 3.7 and later ask polkit too, whether a client may claim a sensor (allow_active:
+# a desktop's session; root always): without polkitd every claim is refused, monitor-sensor's too.
+[ "$RELEASE" = bookworm ] || ROOTFS_PACKAGES=("${ROOTFS_PACKAGES[@]/#libpng16-16/libpng16-16t64}")
 # Modules the initramfs loads to reach the root disk and the 9p shares (with their dependencies;
 # ext4's crc32c comes as a soft dependency, which --show-depends does not follow).
 INITRAMFS_MODULES=(virtio_pci virtio_blk crc32c_generic ext4 9pnet_virtio 9p)
