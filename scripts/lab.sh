@@ -174,26 +174,20 @@ prepare_rootfs() {
   fi
   log "root file system: debootstrap $SUITE from $MIRROR (75–150 s)"
   rm -rf "$LAB/rootfs" "$LAB/rootfs.tmp" "$LAB/root.img" "$LAB/rootfs.stamp"
-  local inc
-  inc="$(IFS=,; echo "${ROOTFS_PACKAGES[*]}")"
   # debootstrap needs a target path without blanks (1.0.128 greps its package lists through an
   # unquoted path: the base system came out without libc6), so it builds in a private directory.
   scratch="$(mktemp -d /var/tmp/parallaxd-lab.XXXXXX)"
   trap 'rm -rf "$scratch"' EXIT
   local tmp="$scratch/rootfs"
-  if [ "$SUITE" = bookworm ]; then
-    debootstrap --variant=minbase --include="$inc" "$SUITE" "$tmp" "$MIRROR" > "$LAB/debootstrap.log" 2>&1 \
-      || { log "debootstrap failed, see $LAB/debootstrap.log"; tail -n 20 "$LAB/debootstrap.log" >&2; exit 1; }
-  else
-    # Later releases: apt resolves what debootstrap's --include does not (virtual names, the
-    # t64 renames), in the machine's root of that release (made once, kept by its package list).
-    ( MIRROR="$MIRROR"; . "$ROOT/scripts/release-root.sh"; release_root "$SUITE" lab "${ROOTFS_PACKAGES[*]}" && echo "$ROOTFS" ) \
-      > "$scratch/release-root" || { log "no $SUITE root (scripts/release-root.sh)"; exit 1; }
-    cp -a "$(tail -n 1 "$scratch/release-root")" "$tmp"
-    # What made the root a build root, not a system: daemons kept from starting (the packages'
-    # postinst must start parallaxd.socket in the guest), the marker.
-    rm -f "$tmp/usr/sbin/policy-rc.d" "$tmp/.parallaxd-root-complete"
-  fi
+  # apt resolves what debootstrap's --include does not (virtual names, the t64 renames, polkitd's
+  # configuration, which fails inside debootstrap), in the machine's root of that release (made
+  # once, kept by its package list: scripts/release-root.sh).
+  ( MIRROR="$MIRROR"; . "$ROOT/scripts/release-root.sh"; release_root "$SUITE" lab "${ROOTFS_PACKAGES[*]}" && echo "$ROOTFS" ) \
+    > "$scratch/release-root" || { log "no $SUITE root (scripts/release-root.sh)"; exit 1; }
+  cp -a "$(tail -n 1 "$scratch/release-root")" "$tmp"
+  # What made the root a build root, not a system: daemons kept from starting (the packages'
+  # postinst must start parallaxd.socket in the guest), the marker.
+  rm -f "$tmp/usr/sbin/policy-rc.d" "$tmp/.parallaxd-root-complete"
   local version
   version="$(cat "$LAB/kernel/version")"
   mkdir -p "$tmp/lib/modules"
