@@ -595,6 +595,8 @@ def stage_guest_programs(lab):
     from there from now on: after an S3 resume under QEMU 7.2 a new open on the 9p share waits
     (docs/lab.md "Suspend and resume"), so nothing started after a sleep may come from it."""
     global PLXRUN
+    if PLXRUN != PLXRUN_SHARED:
+        return      # staged already (and the share may hang now)
     lab.check(f'mkdir -p {GUEST_COPY} && cp {os.path.dirname(PLXRUN_SHARED)}/*.py {GUEST_COPY}/')
     PLXRUN = os.path.join(GUEST_COPY, 'plxrun.py')
 
