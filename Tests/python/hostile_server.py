@@ -107,6 +107,7 @@ class HostileServer:
         self.on_subscribe = on_subscribe
         self.on_unsubscribe = on_unsubscribe
         self.connections = []
+        self._stopped = False
         self._cond = threading.Condition()
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(path)
@@ -120,10 +121,15 @@ class HostileServer:
                 sock, _ = self.listener.accept()
             except OSError:
                 return   # stopped
-            conn = Connection(self, sock)
-            # Counted before the hello: once the client has it, all it does next (a subscribe, a
-            # refusal read) must find this connection recorded.
+            # Recorded before its reader starts and before the hello: the client's subscribe may
+            # already be queued, and once it is answered, all the client does next (a pause, a
+            # refusal read, a stop() that cuts it) must find this connection recorded. A connection
+            # accepted while stop() runs is cut here, as the daemon's exit would cut it.
             with self._cond:
+                if self._stopped:
+                    sock.close()
+                    return
+                conn = Connection(self, sock)
                 self.connections.append(conn)
                 self._cond.notify_all()
             if self.answer:
@@ -157,6 +163,8 @@ class HostileServer:
 
     def stop(self):
         """Like a daemon going away: the listening socket disappears, connections are cut."""
+        with self._cond:
+            self._stopped = True
         self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
         os.unlink(self.path)
