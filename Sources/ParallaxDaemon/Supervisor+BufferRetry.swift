@@ -3,25 +3,19 @@ import ParallaxIIO
 
 /// No polled fallback for good: a capture that polls because its buffer failed in a way that may
 /// pass (`SourceAbilities.bufferingFailed`: a trigger slow to start, a hub still waking after a
-/// resume) is opened again after `bufferRetryDelay`, which doubles up to `maxBufferRetryDelay`
-/// while buffering keeps failing and starts over once it works. `status` and the journal say why
-/// it polls and when buffering is tried again.
+/// resume) is opened again after the wait `bufferRetry` gives (BufferRetryBackoff.swift), which
+/// grows while buffering keeps failing and starts over once it works. `status` and the journal
+/// say why it polls and when buffering is tried again.
 extension Supervisor {
-    /// The first wait before buffering is tried again (ns): longer than a hub takes to wake, short
-    /// enough that a laptop is not left on its costly path for long.
-    static let firstBufferRetryDelay: Int64 = 5_000_000_000
-    static let maxBufferRetryDelay: Int64 = 300_000_000_000
-
     /// After a capture said what it opened: schedules the next try when it polls in place of a
     /// buffer, and says so in its sensors' descriptions.
     func planBufferRetry(_ abilities: SourceAbilities) {
         cancelBufferRetry()
         guard let why = abilities.bufferingFailed else {
-            bufferRetryDelay = Self.firstBufferRetryDelay
+            bufferRetry.reset()
             return
         }
-        let delay = bufferRetryDelay
-        bufferRetryDelay = min(bufferRetryDelay * 2, Self.maxBufferRetryDelay)
+        let delay = bufferRetry.take()
         let seconds = delay / 1_000_000_000
         logger.notice("polled because \(why): buffered capture is tried again in \(seconds) s")
         revise(sensors.map { sensor in

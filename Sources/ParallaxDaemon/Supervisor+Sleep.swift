@@ -56,7 +56,7 @@ extension Supervisor {
         openAfterSleep = false
         logger.notice("resumed\(Self.describe(slept)) (logind)\(reopen ? ": opening the sensors afresh" : "")")
         retryDelay = Self.firstRetryDelay
-        bufferRetryDelay = Self.firstBufferRetryDelay
+        bufferRetry.reset()
         // (The watch stays until the next close or open decides: this runs inside its callback.)
         guard reopen else { return }
         reopeningToContinue = true
@@ -71,7 +71,7 @@ extension Supervisor {
         logger.notice("resumed\(Self.describe(slept)) (the clocks): opening the sensors afresh")
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         retryDelay = Self.firstRetryDelay
-        bufferRetryDelay = Self.firstBufferRetryDelay
+        bufferRetry.reset()
         closeCapture()
         // Lingering sensors stay closed: the next open is a fresh one anyway.
         guard demanded else { return true }

@@ -78,7 +78,7 @@ final class Supervisor {
     var reopeningToContinue = false
     /// Buffered capture tried again while a capture polls in its place (Supervisor+BufferRetry.swift).
     var bufferRetryTimer: EventLoop.TimerID?
-    var bufferRetryDelay = Supervisor.firstBufferRetryDelay
+    var bufferRetry = BufferRetryBackoff()
 
     /// - Parameters:
     ///   - wakeup: signalled by the capture thread; its owner calls `samplesReady()` when it is readable.

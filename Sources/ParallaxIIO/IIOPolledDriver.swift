@@ -53,7 +53,7 @@ public struct IIOSettings: Sendable, Equatable {
 /// Works on every IIO device with `in_accel_{x,y,z}_raw` (or `_input`), with no buffer or trigger
 /// set-up, and coexists with another process holding the buffer. Each value is
 /// (raw + offset) × scale in SI units, then rotated into the device frame by the mount matrix.
-public final class IIOPolledDriver: SensorDriver, RevisedDescriptions {
+public final class IIOPolledDriver: SensorDriver, RevisedDescriptions, PollsInPlaceOfBuffer {
     public private(set) var sensors: [SensorDescription]
     private let context: IIOContext
     private let accel: TriAxis

@@ -196,7 +196,7 @@ public final class SensorCapture: RunningCapture, Sendable {
         let resting = driver as? any RestingSource
         let revising = driver as? any RevisedDescriptions
         post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil,
-                                                     bufferingFailed: (driver as? IIOPolledDriver)?.bufferingFailed)))
+                                                     bufferingFailed: (driver as? any PollsInPlaceOfBuffer)?.bufferingFailed)))
         var plan = Plan()
         while !shouldStop() {
             plan.refresh(self)

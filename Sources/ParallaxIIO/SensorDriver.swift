@@ -104,3 +104,11 @@ public protocol RevisedDescriptions: AnyObject {
     /// The new descriptions, once per change; nil when nothing changed since the last call.
     func takeRevisedSensors() -> [SensorDescription]?
 }
+
+/// A driver that polls a device whose buffer failed in a way that may pass (a trigger slow to
+/// start, a hub still waking after a resume): opening the device again later may buffer, so the
+/// supervisor tries (Supervisor+BufferRetry.swift). Read once, as the capture opens.
+public protocol PollsInPlaceOfBuffer: AnyObject {
+    /// Why buffered capture failed; nil when buffering was not tried here.
+    var bufferingFailed: String? { get }
+}
