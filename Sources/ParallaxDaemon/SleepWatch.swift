@@ -2,6 +2,7 @@ import CLinux
 import CSystemd
 import Glibc
 import Logging
+import Synchronization
 import SystemPackage
 
 /// logind's PrepareForSleep on the system bus, on the event loop: `true` as the system goes to
@@ -28,6 +29,8 @@ final class SleepWatch {
     private var inhibitor: FileDescriptor?
     /// Called with PrepareForSleep's argument: true going to sleep, false resumed.
     private let changed: (Bool) -> Void
+    /// Whether this process said at info level that logind refused the inhibitor.
+    private static let saidNoInhibitor = Atomic<Bool>(false)
 
     /// Connects to the system bus and subscribes; nil when there is no bus (the clock alone tells).
     init?(loop: EventLoop, logger: Logger, changed: @escaping (Bool) -> Void) {
@@ -91,7 +94,9 @@ final class SleepWatch {
             if sd_bus_message_is_method_error(reply, nil) != 0 {
                 let error = sd_bus_message_get_error(reply)
                 let name = error?.pointee.name.map { String(cString: $0) } ?? "an error"
-                watch.logger.info("no delay inhibitor for sleep (\(name)): the sensors close as the system goes to sleep, racing it")
+                // Once per process: the watch is made anew at every open and every resume asks again.
+                let level: Logger.Level = SleepWatch.saidNoInhibitor.exchange(true, ordering: .relaxed) ? .debug : .info
+                watch.logger.log(level: level, "no delay inhibitor for sleep (\(name)): the sensors close as the system goes to sleep, racing it")
             } else if sd_bus_message_read_basic(reply, CChar(UInt8(ascii: "h")), &fd) > 0 {
                 // The descriptor belongs to the message: keep a copy of our own.
                 let own = fcntl(fd, F_DUPFD_CLOEXEC, 3)

@@ -528,6 +528,26 @@ def suspend_and_wake(lab, asleep=ASLEEP, timeout=60):
     lab.qmp('system_wakeup')
 
 
+def sleep_inhibitors(lab):
+    """logind's inhibitors of sleep: (who, mode, pid) of each (ListInhibitors on the system bus)."""
+    reply = json.loads(lab.check(['busctl', '--json=short', 'call', 'org.freedesktop.login1', '/org/freedesktop/login1',
+                                  'org.freedesktop.login1.Manager', 'ListInhibitors']))
+    return [(who, mode, pid) for what, who, _why, mode, _uid, pid in reply['data'][0] if 'sleep' in what.split(':')]
+
+
+def await_sleep_inhibitor(lab, timeout=20):
+    """Waits until the service's main process holds its delay inhibitor for sleep (logind answers
+    the service's Inhibit on its own time); asserts it does within `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid = int(show(lab, UNIT, 'MainPID')['MainPID'])
+        held = sleep_inhibitors(lab)
+        if ('parallaxd', 'delay', pid) in held:
+            return
+        assert time.monotonic() < deadline, (pid, held, [e['MESSAGE'] for e in journal(lab)][-10:])
+        time.sleep(0.2)
+
+
 def journal_monotonic_ns(entry):
     return int(entry['__MONOTONIC_TIMESTAMP']) * 1000
 
@@ -825,6 +845,8 @@ def test_suspend_and_resume_come_back_buffered_at_once_without_a_sweep(booted, i
                                   kwargs=dict(seconds=SLEEP_CYCLES * 40 + 60, until='False'), daemon=True)
         holder.start()
         await_subscribers(booted, 1)
+        # The sensors are open: logind waits for the service before a sleep (its delay inhibitor).
+        await_sleep_inhibitor(booted)
         pose = 0
         for cycle in range(SLEEP_CYCLES):
             moved = cycle % 2 == 1
@@ -846,6 +868,8 @@ def test_suspend_and_resume_come_back_buffered_at_once_without_a_sweep(booted, i
             if first['t'] < resume_ns:
                 problems.append((cycle, 'a frame from before the sleep after the resume', first, resume_ns))
         capture = status(booted)['sensors']
+        # Taken again after the last resume, for the next sleep.
+        await_sleep_inhibitor(booted)
         # At rest after the last resume: the hub silent, not one GET_REPORT (nothing fell back to
         # polling). The rest comes RestAfter (2 s) after the last motion; the window follows it.
         deadline = time.monotonic() + 20
