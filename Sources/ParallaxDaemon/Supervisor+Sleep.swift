@@ -42,6 +42,8 @@ extension Supervisor {
         } else {
             logger.info("the system is going to sleep")
         }
+        // Frozen, the loop cannot ping the watchdog: a slow suspend must not read as a hang.
+        Systemd.overrideWatchdog(Systemd.watchdogIntervalAcrossSleep)
         sleepWatch?.releaseInhibitor()
     }
 
@@ -49,6 +51,7 @@ extension Supervisor {
     func systemBack() {
         guard asleep else { return }
         asleep = false
+        Systemd.overrideWatchdog(nil)
         sleepWatch?.takeInhibitor()
         let slept = sleepClock.slept(boottime: plx_boottime_ns(), monotonic: plx_monotonic_ns())
         sleepClock.rebase(boottime: plx_boottime_ns(), monotonic: plx_monotonic_ns())

@@ -22,6 +22,20 @@ enum Systemd {
     /// An hour (ns).
     static let longestWatchdogInterval: Int64 = 3_600_000_000_000
 
+    /// The watchdog interval asked for while the system sleeps (ns): CLOCK_MONOTONIC, which
+    /// systemd's watchdog counts, runs on while user space is frozen and devices suspend, and a
+    /// suspend whose devices are slow to answer outlasted the unit's 30 s in the lab (a HID hub
+    /// whose firmware was frozen with user space: 30.6 s), so systemd killed the service as hung at
+    /// the resume. Ten minutes still catches a daemon that hangs across a sleep.
+    static let watchdogIntervalAcrossSleep: Int64 = 600_000_000_000
+
+    /// Asks systemd for the watchdog interval `ns` from now on (`WATCHDOG_USEC=`, systemd ≥ 236),
+    /// or, with nil, for the unit's own again, with a ping. A no-op without a watchdog.
+    static func overrideWatchdog(_ ns: Int64?) {
+        guard let own = watchdogInterval() else { return }
+        notify("WATCHDOG_USEC=\((ns ?? own) / 1000)\nWATCHDOG=1")
+    }
+
     /// The listening socket passed by socket activation (LISTEN_FDS / LISTEN_PID), if any.
     /// Takes only the first one; more are logged by the caller and closed.
     static func activatedListener() -> Result<Int32?, ListenerError> {
