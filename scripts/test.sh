@@ -75,8 +75,9 @@
 # plugin is built in (99-127 s, 1.6 GiB each): ≈ 11 min more of background work from nothing. In each GNOME check, apt installs the
 # release's packages into an overlay in 4-7 s (their dependencies' archives kept beside the roots).
 #
-# Issue 47 added suspend and resume to the booted Debian 12 scenario: 3 S3 cycles of ≈ 35 s each under
-# TCG plus a resume beside iio-sensor-proxy (43 s), ≈ 2.5 min.
+# Issue 47 added suspend and resume to the booted Debian 12 scenario: 20 S3 cycles of ≈ 11 s each
+# under TCG (214 s) plus a resume beside iio-sensor-proxy (60-67 s), ≈ 4.6 min; the booted 6.1
+# scenario alone took 13.5 min with them (809 s, load ≈ 3).
 # The lab's share: fetching Debian 12's kernel and a root file system into /var/cache/parallaxd/lab the first
 # time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (at
 # a2ae1bf its udev-started and socket-activated first-frame paths 1.8 and 1.4 min of it, the apt

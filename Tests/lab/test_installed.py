@@ -510,7 +510,7 @@ GIVE_BACK_SECONDS = 5.0
 # suspend`: PrepareForSleep, the service's delay inhibitor, systemd-sleep), woken by QEMU's
 # system_wakeup. On odd cycles the device lies tipped the other way after the sleep, as if moved
 # while the lid was shut (the hub's attitude_after_sleep: no sensor sees the way there).
-SLEEP_CYCLES = int(os.environ.get('PARALLAX_LAB_SLEEP_CYCLES', '3'))   # ≈ 35 s each under TCG; 20 in a row hung once (docs/lab.md)
+SLEEP_CYCLES = int(os.environ.get('PARALLAX_LAB_SLEEP_CYCLES', '20'))  # ≈ 11 s each under TCG (docs/lab.md)
 SLEEP_TILT = 15            # degrees about device X, one way or the other
 ASLEEP = 2.0               # seconds in S3: a measurement's length, not a wait for an event
 SWEEP_BOUND = 0.05         # the first frame after a resume within this of the offset it settles at
