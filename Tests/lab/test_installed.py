@@ -622,6 +622,20 @@ def last_freeze_seconds(lab):
     return times[1] - times[0] if len(times) == 2 else None
 
 
+def await_rest_after_resume(lab, mark, timeout=20):
+    """Whether both sensors came to rest at the hub after the resume logged since the cursor mark
+    (the service's `… at rest at the hub` entries), within `timeout` s."""
+    deadline = time.monotonic() + timeout
+    while True:
+        messages = [e['MESSAGE'] for e in journal(lab, mark)]
+        resumed = next((i for i, m in enumerate(messages) if m.startswith('resumed after')), None)
+        if resumed is not None and sum('at rest at the hub' in m for m in messages[resumed:]) >= 2:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+
+
 def runtime_suspend_at_once(lab):
     """The hub's sensors powered down as soon as they are closed: their platform devices'
     runtime-PM autosuspend delay 0 (the HID sensor drivers' default is 3 s). Why: a sensor closed
@@ -721,10 +735,17 @@ def test_beside_iio_sensor_proxy_both_keep_working(booted, installed, hub, capsy
     moving = hub_rates(hub, MOVING_WINDOW_SECONDS)
     times = polled_reading_times(hub, since)
     hub.ctl('rate', x=0)
-    deadline = time.monotonic() + 30
-    while not status(booted).get('resting') and time.monotonic() < deadline:
+    # At rest RestAfter (2 s) after the last published frame: the filter settles first from
+    # the turn, slower where the polled accelerometer lagged it (load). 30 s once ran out under
+    # load, not yet explained: 60 s, the time it took printed, and what stood in the way if not.
+    stopped = time.monotonic()
+    while not status(booted).get('resting') and time.monotonic() < stopped + 60:
         time.sleep(0.2)
-    assert status(booted).get('resting') is True, status(booted)
+    report = status(booted)
+    assert report.get('resting') is True, (json.dumps(report), hub.status(),
+                                           [e['MESSAGE'] for e in journal(booted, mark)][-25:])
+    with capsys.disabled():
+        print(f'\n  beside iio-sensor-proxy: at rest {time.monotonic() - stopped:.1f} s after the turn stopped', end='')
     # The samples kept while coming to rest drain within the rest's drain interval (2 s).
     time.sleep(2.5)
     resting = hub_rates(hub, RESTING_WINDOW_SECONDS)
@@ -895,6 +916,7 @@ def test_suspend_and_resume_come_back_buffered_at_once_without_a_sweep(booted, i
                 pose = SLEEP_TILT if pose <= 0 else -SLEEP_TILT
                 hub.ctl('attitude_after_sleep', x=pose, y=0)
             delays = runtime_suspend_at_once(booted)
+            mark = cursor(booted)
             messages, resume_ns, after = watch_a_sleep(booted)
             if resume_ns is None:
                 problems.append((cycle, 'no resume in the journal', messages[-12:]))
@@ -902,6 +924,13 @@ def test_suspend_and_resume_come_back_buffered_at_once_without_a_sweep(booted, i
             if fell_back(messages) or not after:
                 problems.append((cycle, fell_back(messages), 'frames after the resume: %d' % len(after), messages[-12:]))
                 continue
+            # Once both sensors rest again after this resume: not one GET_REPORT (nothing polls).
+            if not await_rest_after_resume(booted, mark):
+                problems.append((cycle, 'not at rest at the hub within 20 s of the resume', messages[-12:]))
+                continue
+            gets = hub_rates(hub, 1)
+            if gets['accel', 'get_input'] or gets['gyro', 'get_input']:
+                problems.append((cycle, 'GET_REPORTs at rest after the resume', gets))
             first, settled = after[0], after[-1]
             results.append(dict(cycle=cycle, moved=moved, pose=pose, autosuspend=delays.split('\n'),
                                 first_after_resume_s=(first['t'] - resume_ns) / 1e9,
