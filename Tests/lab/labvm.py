@@ -358,17 +358,27 @@ class Lab:
         """One command of qemu's machine protocol (e.g. 'system_wakeup', 'query-status'); returns
         its 'return' value, raises LabError with qemu's error. One connection each: qemu's QMP
         serves one client at a time, and a command is rare."""
+        def message(f):
+            line = f.readline()
+            if not line:
+                raise LabError(f'qemu closed its QMP socket during {command}')
+            return json.loads(line)
+
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.settimeout(10)
             s.connect(self.qmp_path)
             f = s.makefile('rwb')
-            json.loads(f.readline())                       # the greeting
-            for cmd in ({'execute': 'qmp_capabilities'}, {'execute': command, 'arguments': arguments}):
-                f.write(json.dumps(cmd).encode() + b'\n')
+            # What qemu had not sent to the previous connection when it closed (an event such as
+            # SUSPEND, emitted as the guest sleeps) comes first, before the greeting: it was once
+            # read as the greeting, and the answer to qmp_capabilities as query-status's.
+            while 'QMP' not in message(f):
+                pass
+            for n, cmd in enumerate(({'execute': 'qmp_capabilities'}, {'execute': command, 'arguments': arguments})):
+                f.write(json.dumps(dict(cmd, id=n)).encode() + b'\n')
                 f.flush()
                 while True:
-                    reply = json.loads(f.readline())
-                    if 'event' not in reply:               # events may come before the answer
+                    reply = message(f)
+                    if reply.get('id') == n:               # events have none
                         break
                 if 'error' in reply:
                     raise LabError(f'qemu refused {command}: {reply["error"]}')
