@@ -12,13 +12,16 @@ import os
 import subprocess
 import threading
 import time
+import weakref
 
 import pytest
 
-from labkit import GuestHub, PLXRUN, offsets
+from labkit import GuestHub, PLXRUN as PLXRUN_SHARED, offsets
 
-PLXRUN_SHARED = PLXRUN
 GUEST_COPY = '/run/lab-guest'
+# The guests whose programs were copied to GUEST_COPY (stage_guest_programs), each with its copy
+# of plxrun.py. Per guest: the 6.12 scenario's guest, which uses these helpers too, has no copy.
+STAGED = weakref.WeakKeyDictionary()
 from labvm import LabError
 
 UNIT = 'parallaxd.service'
@@ -68,7 +71,7 @@ def cursor(lab):
 def monitor(lab, user=MEMBER, seconds=30, until=None, then=None, hub=None):
     """`parallaxctl monitor --json` as user in the guest (guest/plxrun.py monitor): its lines with
     arrival times, exit status and stderr. then: a hub request sent once the first offset is in."""
-    argv = ['python3', PLXRUN, 'monitor', '--user', user, '--seconds', str(seconds)]
+    argv = ['python3', plxrun(lab), 'monitor', '--user', user, '--seconds', str(seconds)]
     if until:
         argv += ['--until', until]
     if then:
@@ -426,7 +429,7 @@ def first_frames(lab, path, count=CONNECTIONS, dropin=None, **options):
         lab.write(DROPIN, dropin)
         lab.check(['systemctl', 'reload-or-restart', UNIT])
     try:
-        argv = ['python3', PLXRUN, 'firsts', '--socket', SOCKET, '--count', str(count), '--timeout', '30',
+        argv = ['python3', plxrun(lab), 'firsts', '--socket', SOCKET, '--count', str(count), '--timeout', '30',
                 '--connect-retry', '30']
         for key, value in options.items():
             flag = '--' + key.replace('_', '-')
@@ -652,11 +655,15 @@ def stage_guest_programs(lab):
     """The guest programs (guest/plxrun.py and its siblings) copied to the guest's /run, and used
     from there from now on: after an S3 resume under QEMU 7.2 a new open on the 9p share waits
     (docs/lab.md "Suspend and resume"), so nothing started after a sleep may come from it."""
-    global PLXRUN
-    if PLXRUN != PLXRUN_SHARED:
+    if lab in STAGED:
         return      # staged already (and the share may hang now)
     lab.check(f'mkdir -p {GUEST_COPY} && cp {os.path.dirname(PLXRUN_SHARED)}/*.py {GUEST_COPY}/')
-    PLXRUN = os.path.join(GUEST_COPY, 'plxrun.py')
+    STAGED[lab] = os.path.join(GUEST_COPY, 'plxrun.py')
+
+
+def plxrun(lab):
+    """guest/plxrun.py as lab runs it: its copy in /run once staged, else from the share."""
+    return STAGED.get(lab, PLXRUN_SHARED)
 
 
 def hub_rates(hub, seconds):
