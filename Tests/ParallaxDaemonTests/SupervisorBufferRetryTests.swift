@@ -98,16 +98,19 @@ import Testing
 
     @Test func withoutDemandALingeringPolledCaptureIsNotReopened() throws {
         let opens = OpenTimes()
-        let (loop, supervisor, events) = try Self.make(failing: 1, opens: opens)
+        let (loop, supervisor, events) = try Self.make(failing: .max, opens: opens)
         defer { supervisor.closeNow(wait: true) }
         supervisor.keepOpen(until: plx_monotonic_ns() + 60_000_000_000)   // lingers throughout
-        events.stopWhen = { (log: [String]) in log.contains("opened") }
+        // One retry while wanted...
+        events.stopWhen = { (log: [String]) in log.contains("opened to continue") }
         supervisor.setDemand(true)
         loop.run()
+        #expect(opens.all.count == 2)
+        // ...and none once only the linger keeps it open, past two more waits.
         supervisor.setDemand(false)
-        loop.schedule(at: plx_monotonic_ns() + 3 * Self.first) { loop.stop() }
+        loop.schedule(at: plx_monotonic_ns() + 6 * Self.first) { loop.stop() }
         loop.run()
-        #expect(opens.all.count == 1 && supervisor.capture != nil)
+        #expect(opens.all.count == 2 && supervisor.capture != nil)
     }
 
     @Test func theBackOffDoublesUpToItsLongestAndStartsOver() {
