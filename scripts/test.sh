@@ -77,7 +77,11 @@
 #
 # Issue 47 added suspend and resume to the booted Debian 12 scenario: 20 S3 cycles of ≈ 11 s each
 # under TCG (214 s) plus a resume beside iio-sensor-proxy (60-67 s), ≈ 4.6 min; the booted 6.1
-# scenario alone took 13.5 min with them (809 s, load ≈ 3).
+# scenario alone took 13.5 min with them (809 s, load ≈ 3). A CI-like run of the whole command at
+# 2dcb71a (a fresh clone, CI=true .ci/run, the roots and the lab's images already made, no burners,
+# another lab run beside it for part of the time): 56 min 13 s, of which unit ≈ 7 min, integration
+# 8.9 min, libparallax and the Python module 1 min, desktops ≈ 15 min, packages 2.8 min, the lab
+# 21.3 min (its 6.12 scenario failing early on a fault in the tests, fixed since).
 # The lab's share: fetching Debian 12's kernel and a root file system into /var/cache/parallaxd/lab the first
 # time ≈ 3 min, 6.12 ≈ 50 s more; boots of 17-41 s each; the booted 6.1 scenario ≈ 15 min (at
 # a2ae1bf its udev-started and socket-activated first-frame paths 1.8 and 1.4 min of it, the apt
