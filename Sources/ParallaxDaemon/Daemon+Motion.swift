@@ -5,9 +5,13 @@ import ParallaxProtocol
 
 /// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
 extension Daemon: SensorEvents, HubOutput {
-    func sensorsOpened(continuing: Bool) {
+    func sensorsOpened(_ opening: SensorsOpening) {
         frameMonitor.opened(supervisor.sensors)
-        if continuing { engine.restartAttitude() } else { engine.reset() }
+        switch opening {
+        case .fresh: engine.reset()
+        case .afterSleep: engine.restartAttitude()
+        case .toBufferAgain: engine.restartAttitude(keepingReference: true)
+        }
         // A different set of sensors may have brought or taken the gyroscope: the heading
         // subscribers hear it (a state line only they get; the others' lines do not change).
         let available = supervisor.sensors.contains { $0.kind == .gyroscope }

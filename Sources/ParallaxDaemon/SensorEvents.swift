@@ -5,13 +5,24 @@ import ParallaxMotion
 import ParallaxProtocol
 import SystemPackage
 
+/// Why a capture opened, for what of the motion state carries over (`SensorEvents.sensorsOpened`).
+enum SensorsOpening: Equatable {
+    /// A first open, or one after a loss or with new settings: everything starts afresh.
+    case fresh
+    /// Opened again after a system sleep (Supervisor+Sleep.swift): the device may have moved
+    /// unseen, so the attitude restarts from the accelerometer, and the reference with it only
+    /// where re-centring is on.
+    case afterSleep
+    /// Opened again to try buffering (Supervisor+BufferRetry.swift): the attitude restarts from
+    /// the accelerometer, the reference stays.
+    case toBufferAgain
+}
+
 /// What the supervisor tells its owner, on the loop thread (the daemon: Daemon+Motion.swift).
 protocol SensorEvents: AnyObject {
-    /// A fresh capture opened: downstream state from the previous one no longer applies.
-    /// `continuing`: it replaces a capture the supervisor closed only to open it again (across a
-    /// system sleep: Supervisor+Sleep.swift; to try buffering again: Supervisor+BufferRetry.swift):
-    /// the attitude restarts, and the reference with it only where re-centring is on.
-    func sensorsOpened(continuing: Bool)
+    /// A capture opened: downstream state from the previous one no longer applies, as far as
+    /// `opening` says.
+    func sensorsOpened(_ opening: SensorsOpening)
     /// The capture ended (closed for want of subscribers, failed, or a replay's end): the last
     /// offset is no longer the current one.
     func sensorsClosed()

@@ -28,7 +28,7 @@ extension Supervisor {
             guard self.capture != nil, self.demanded else { return }
             self.logger.notice("trying buffered capture again")
             self.closeCapture()
-            self.reopeningToContinue = true
+            self.reopening = .toBufferAgain
             self.open()
         }
     }

@@ -12,7 +12,7 @@ import ParallaxIIO
 ///
 /// Either way the new open writes again everything the kernel or the firmware may have reset
 /// (power and reporting state, sensitivity, rate, trigger), nothing queued before the sleep is
-/// read, and the attitude restarts from the accelerometer (`SensorEvents.sensorsOpened(continuing:)`):
+/// read, and the attitude restarts from the accelerometer (`SensorsOpening.afterSleep`):
 /// no sweep from the pose before the sleep, and no frame of it after.
 extension Supervisor {
     /// Opens or closes the logind watch: it lives while sensors of this machine are open or wanted
@@ -62,7 +62,7 @@ extension Supervisor {
         bufferRetry.reset()
         // (The watch stays until the next close or open decides: this runs inside its callback.)
         guard reopen else { return }
-        reopeningToContinue = true
+        reopening = .afterSleep
         open()
     }
 
@@ -78,7 +78,7 @@ extension Supervisor {
         closeCapture()
         // Lingering sensors stay closed: the next open is a fresh one anyway.
         guard demanded else { return true }
-        reopeningToContinue = true
+        reopening = .afterSleep
         open()
         return true
     }

@@ -72,10 +72,9 @@ final class Supervisor {
     var asleep = false
     /// The sensors were open (or opening) when the system went to sleep: they open again after it.
     var openAfterSleep = false
-    /// The capture being opened replaces one the supervisor closed only to open it again (a
-    /// sleep, another try at buffering): its `.opened` restarts the attitude
-    /// (`SensorEvents.sensorsOpened(continuing:)`), not everything.
-    var reopeningToContinue = false
+    /// Why the capture being opened opens (`SensorEvents.sensorsOpened`): `.fresh` but where the
+    /// supervisor closed one only to open it again (a sleep, another try at buffering).
+    var reopening = SensorsOpening.fresh
     /// Buffered capture tried again while a capture polls in its place (Supervisor+BufferRetry.swift).
     var bufferRetryTimer: EventLoop.TimerID?
     var bufferRetry = BufferRetryBackoff()
@@ -170,7 +169,7 @@ final class Supervisor {
         demanded = false
         if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
         if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-        reopeningToContinue = false
+        reopening = .fresh
         closeCapture(wait: wait)
         updateArrivalWatch()
     }
@@ -318,8 +317,8 @@ final class Supervisor {
                 retryDelay = Self.firstRetryDelay
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
                 lastFailure = nil
-                self.events.sensorsOpened(continuing: reopeningToContinue)
-                reopeningToContinue = false
+                self.events.sensorsOpened(reopening)
+                reopening = .fresh
                 setState(.ok)
                 updateArrivalWatch()
                 captureHasOpened = true

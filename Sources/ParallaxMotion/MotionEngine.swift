@@ -168,8 +168,11 @@ public struct MotionEngine: Sendable {
     /// that is the user's chosen resting pose, and the first frame gives the new pose against it.
     /// With re-centring on, the new pose is the resting pose (iOS absorbs a pose that changed
     /// while nothing was reported the same way: `AttitudeOffset.staleTime`).
-    public mutating func restartAttitude() {
-        let kept = _settings.mode == .attitude && !_settings.recenter ? attitudeOffset.reference : nil
+    /// `keepingReference`: the reference stays whatever re-centring says, for sensors reopened
+    /// while nothing moved unseen (another try at buffering, milliseconds out of sight): a new
+    /// resting pose there would jump the picture to centre under a user holding the device tilted.
+    public mutating func restartAttitude(keepingReference: Bool = false) {
+        let kept = _settings.mode == .attitude && (keepingReference || !_settings.recenter) ? attitudeOffset.reference : nil
         reset()
         if let kept { attitudeOffset.start(at: kept) }
     }

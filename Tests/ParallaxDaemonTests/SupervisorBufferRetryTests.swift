@@ -69,6 +69,8 @@ import Testing
         supervisor.setDemand(true)
         loop.run()
         #expect(events.log.filter { $0.hasPrefix("opened") } == ["opened", "opened to continue", "opened to continue", "opened to continue"])
+        // Each retry keeps the user's reference (a re-centre would jump the picture).
+        #expect(events.openings == [.fresh, .toBufferAgain, .toBufferAgain, .toBufferAgain])
         // Each retry is a close and an open to continue: never lost, the state stays ok.
         #expect(!events.log.contains("state lost"))
         #expect(supervisor.state == .ok && supervisor.sensors.first?.capture == "buffered")

@@ -66,7 +66,7 @@ import Testing
     final class Events: SensorEvents {
         var samples: [Int64] = []
         var batches = 0
-        func sensorsOpened(continuing: Bool) {}
+        func sensorsOpened(_ opening: SensorsOpening) {}
         func sensorsClosed() {}
         func sensorSample(_ sample: Sample) { samples.append(sample.t) }
         func sampleBatchEnded() { batches += 1 }

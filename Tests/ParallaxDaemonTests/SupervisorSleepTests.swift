@@ -47,6 +47,7 @@ import Testing
         loop.run()
         #expect(events.log == ["opened", "state ok", "first outcome", "closed", "opened to continue"])
         #expect(supervisor.state == .ok && opens.count == 2)
+        #expect(events.openings == [.fresh, .afterSleep])
     }
 
     @Test func sensorsClosedBeforeTheSleepStayClosedAfterIt() throws {

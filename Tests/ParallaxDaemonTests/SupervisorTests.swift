@@ -41,6 +41,7 @@ import Testing
     final class RecordingEvents: SensorEvents {
         var log: [String] = []
         var samples: [Int64] = []
+        var openings: [SensorsOpening] = []
         var stopWhen: ([String]) -> Bool = { _ in false }
         let loop: EventLoop
 
@@ -51,7 +52,10 @@ import Testing
             if stopWhen(log) { loop.stop() }
         }
 
-        func sensorsOpened(continuing: Bool) { note(continuing ? "opened to continue" : "opened") }
+        func sensorsOpened(_ opening: SensorsOpening) {
+            openings.append(opening)
+            note(opening == .fresh ? "opened" : "opened to continue")
+        }
         func sensorsClosed() { note("closed") }
         func sensorSample(_ sample: Sample) {
             samples.append(sample.t)

@@ -62,4 +62,28 @@ func acrossSleep(before: Double, after: Double, restart: Bool,
         #expect(frame.seq > (before.last?.seq ?? 0))
         #expect(abs(frame.offset.x) < 0.01 && abs(frame.offset.y) < 0.01)
     }
+
+    @Test func reopenedToBufferAgainTheReferenceStaysEvenWithRecentringOn() throws {
+        // Another try at buffering, the device held tipped 20°: the picture stays where it was,
+        // where a new resting pose (what a sleep gives with re-centring on) would jump it to centre.
+        var engine = MotionEngine(settings: MotionSettings(recenter: true, directionalLock: false))
+        var device = SyntheticDevice.upright
+        feed(&engine, count: 350) { device.hold(dt: 0.01) }
+        feed(&engine, count: 50) { device.advance(rate: Vector3(20 * degree / 0.5, 0, 0), dt: 0.01) }
+        feed(&engine, count: 100) { device.hold(dt: 0.01) }
+        let before = engine.current
+        #expect(abs(before.y) > 0.1, "\(before)")
+        engine.restartAttitude(keepingReference: true)
+        device.t += 20_000_000
+        let frames = feed(&engine, count: 20) { device.hold(dt: 0.01) }
+        let first = try #require(frames.first)
+        #expect(abs(first.offset.y - before.y) < 0.01 && abs(first.offset.x - before.x) < 0.01, "before \(before), first \(first.offset)")
+        // The same call without keeping it re-centres (the sleep's case, shown above).
+        var recentring = engine
+        recentring.restartAttitude()
+        let sample = device.hold(dt: 0.01)
+        let emitted = recentring.update(sample)
+        let recentred = try #require(emitted)
+        #expect(recentred.offset == .zero, "\(recentred.offset)")
+    }
 }
