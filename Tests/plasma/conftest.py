@@ -80,13 +80,16 @@ def fake_daemon(desktop):
 
 @pytest.fixture
 def parallax(desktop, test_picture):
-    """The desktop with the Parallax wallpaper showing the test picture at the defaults (Depth
+    """The desktop with a new Parallax wallpaper showing the test picture at the defaults (Depth
     −24, Rate 60, ReduceMotion system) and Plasma's animation speed at its default."""
     import plasma_desktop
     desktop.kwriteconfig('kdeglobals', 'KDE', 'AnimationDurationFactor', None)
     # Deleting a key already deleted sends no KConfig notification, and one from an earlier test
     # may not have arrived: KDE's "settings changed" signal makes the wallpaper read kdeglobals.
     desktop.emit_global_settings_changed()
+    # A new wallpaper for each test, and a screen known to show it: an earlier test's Parallax
+    # wallpaper, still on screen for some frames, would look like this one (show_plain_colour).
+    desktop.show_plain_colour()
     chosen = desktop.set_wallpaper(plasma_desktop.PLUGIN, Image='file://' + test_picture, Depth=-24, Rate=60,
                                    ReduceMotion='system')
     assert chosen == plasma_desktop.PLUGIN, 'the desktop took wallpaper %r, not %r' % (chosen, plasma_desktop.PLUGIN)

@@ -35,6 +35,9 @@ import pictures  # noqa: E402
 from pictures import HEIGHT, WIDTH  # noqa: E402
 
 PLUGIN = 'org.parallaxd.wallpaper'
+# The plain colour a test shows before the Parallax wallpaper (show_plain_colour): neither the test
+# picture's colours nor black.
+PLAIN_COLOUR = (20, 200, 120)
 SWAY_SOCKET = 'wayland-1'
 KWIN_SOCKET = 'plasma-kwin'
 # What the folder view desktop shows: a folder and a text file in ~/Desktop.
@@ -238,6 +241,20 @@ class PlasmaDesktop:
         lines += ['d.writeConfig(%s, %s);' % (json.dumps(k), json.dumps(v)) for k, v in config.items()]
         lines.append('print(d.wallpaperPlugin);')
         return self.evaluate('\n'.join(lines))
+
+    def show_plain_colour(self, rgb=PLAIN_COLOUR, timeout=30):
+        """Makes the desktop's wallpaper Plasma's plain colour (org.kde.color) and waits until the
+        screen shows it. The screen follows a change of wallpaper some frames late: after the
+        script returns, the old wallpaper's last picture can stay on screen for 100 ms and more,
+        and the new one's first frames are black while it loads its picture. A test that goes
+        through this colour before choosing the Parallax wallpaper knows that the test picture
+        it then sees is the new wallpaper's, not the last one's still on screen."""
+        self.set_wallpaper('org.kde.color', Color='#%02x%02x%02x' % rgb)
+
+        def shown(pic):
+            i = (pic.height // 2 * pic.width + pic.width // 2) * pic.channels
+            return sum(abs(a - b) for a, b in zip(pic.data[i:i + 3], rgb)) <= 12 and pictures.marker(pic) is None
+        wait_for_screen(self, shown, timeout, 'the plain colour #%02x%02x%02x on the screen' % rgb, interval=0.02)
 
     def write_wallpaper_config(self, plugin, **config):
         """Writes config keys of the desktop's wallpaper plugin (without choosing it again)."""
