@@ -117,8 +117,7 @@ final class Hub {
     }
 
     /// The earliest need once every subscriber due by a sample taken at `time` has been served
-    /// with it: the capture thread's forecast of the need after the next one
-    /// (`SampleNeed.following`).
+    /// with it: the capture's forecast of the need after the next one (`SampleNeed.following`).
     func earliestDue(afterServingAt time: Int64) -> Int64? {
         subscribers.values.lazy.compactMap { client -> Int64? in
             guard var pacing = client.subscription?.pacing else { return nil }

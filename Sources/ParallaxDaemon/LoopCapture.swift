@@ -7,10 +7,10 @@ import SystemPackage
 /// A capture the event loop reads itself (docs/architecture.md "Threads"): a
 /// `PollableSource` (a replay, an evdev motion device, local IIO buffers), read on the loop's
 /// timers, and on its descriptor while a due sample is awaited or a resting buffer wakes, with
-/// no thread, no lock and no eventfd of its own. It carries out the same decisions as the
-/// capture thread (`SamplePacer.sleepTarget` and `SampleNeed.wakes` for pacing,
-/// `RestCycle.Watch` at rest), so the supervisor cannot tell the two apart: both are a
-/// `RunningCapture`.
+/// no thread, no lock and no eventfd of its own. It carries out the paced-capture decisions
+/// (`SamplePacer.sleepTarget` and `SampleNeed.wakes`; `RestCycle.Watch` at rest, as a capture
+/// thread does for a source whose reads block), so the supervisor cannot tell it from a
+/// `SensorCapture`: both are a `RunningCapture`.
 ///
 /// Why: a capture thread costs the daemon a second wake-up per batch (the thread's, then the
 /// loop's) and ten synchronized fields; a source that never blocks needs neither.
@@ -201,7 +201,8 @@ final class LoopCapture: RunningCapture {
         }
     }
 
-    /// What the capture thread's loop does in one turn, then the timer for the next.
+    /// One look at the source (what a capture thread's read loop does in one turn), then the
+    /// timer or descriptor wait for the next.
     private func step() {
         guard let source, away == nil else {
             cancelWaits()

@@ -185,7 +185,7 @@ final class Supervisor {
         let wakeup = self.wakeup
         let capture: any RunningCapture = readsOnLoop
             ? LoopCapture(loop: loop, open: factory, wake: { wakeup.signal() })
-            : SensorCapture(open: afterClosingCaptures(factory), handsOverPollable: true, wake: { wakeup.signal() })
+            : SensorCapture(open: afterClosingCaptures(factory), wake: { wakeup.signal() })
         guard capture.start() else {
             fail(SensorError(.lost, "cannot start the sensor thread"))
             noteOutcome()
@@ -248,8 +248,8 @@ final class Supervisor {
     private func drain() {
         wakeup.drain()
         guard capture != nil, !reopenedAfterSleep(), let capture else { return }
-        // Straight from the source when the capture thread is not reading it: nothing it queued
-        // is left waiting behind a sleeping thread.
+        // Straight from the source when the loop reads it (`LoopCapture`): nothing the source
+        // queued is left waiting for the next look.
         let (events, dropped, _) = capture.takeQueuedEvents() ?? { let e = capture.events(); return (e.events, e.dropped, 0) }()
         handle(events, dropped: dropped, from: capture)
         self.events.sampleBatchEnded()
@@ -257,13 +257,14 @@ final class Supervisor {
     }
 
     /// The loop's timer at the forecast arrival of the sample a due subscriber needs: take the
-    /// queued samples here; if the fresh one is not among them yet, have the capture thread wait
-    /// for it (it wakes the loop when it comes).
+    /// queued samples here; if the fresh one is not among them yet, have the capture wait for it
+    /// (it wakes the loop when it comes).
     private func takeAtForecast() {
         takeTimer = nil
         guard capture != nil, !reopenedAfterSleep(), let capture else { return }
         guard let (events, dropped, newest) = capture.takeQueuedEvents() else {
-            // The capture thread is reading: it queues the fresh sample and wakes the loop.
+            // The source cannot be taken from now (at rest, or away): the capture queues the
+            // fresh sample and wakes the loop.
             if case .captureWakes(let need) = SamplePacer.afterTake(newest: nil, need: takeNeed) { capture.wakeForSamples(need) }
             return
         }
@@ -279,9 +280,9 @@ final class Supervisor {
     }
 
     /// Decides who takes the next batch: the loop itself at the forecast arrival of the sample
-    /// the next due subscriber needs (one wake-up per frame), or the capture thread, which wakes
-    /// the loop with the first sample at or after the need (sources that keep nothing, a need
-    /// that is now, or a capture thread busy reading).
+    /// the next due subscriber needs (one wake-up per frame), or the capture, which wakes the
+    /// loop with the first sample at or after the need (a capture thread's source, which keeps
+    /// nothing, a need that is now, or no forecast).
     func planNextBatch() {
         guard let capture, rest.isRunning else { return }
         cancelTake()
@@ -292,7 +293,7 @@ final class Supervisor {
         case .loopTakes(let at, let need):
             takeNeed = need
             takeTimer = loop.schedule(at: at) { [unowned self] in self.takeAtForecast() }
-            // The capture thread only keeps the source from overflowing meanwhile.
+            // The capture only keeps the source from overflowing meanwhile.
             capture.wakeForSamples(SampleNeed(need: .max))
         case .captureWakes(let need):
             capture.wakeForSamples(need)

@@ -18,7 +18,8 @@ public protocol RunningCapture: AnyObject {
     func events() -> (events: [CaptureEvent], dropped: Int)
     /// The queued events and every sample the source holds now, taken without waiting;
     /// `newestArrival` is when the last sample taken from the source was taken (0 if none). nil
-    /// when the loop cannot take from the source now (SamplePacer.swift).
+    /// when the loop cannot take from the source now (SamplePacer.swift); always nil for a
+    /// capture thread's source, which only that thread reads.
     func takeQueuedEvents() -> (events: [CaptureEvent], dropped: Int, newestArrival: Int64)?
     /// The source's forecast of when the sample for `time` is readable; nil as for `takeQueuedEvents`.
     func expectedArrival(ofSampleAt time: Int64) -> Int64?
@@ -57,8 +58,8 @@ public enum CaptureEvent: Sendable, Equatable {
 /// What an opened source can do, told to the loop with `.opened`: fixed for the capture's life,
 /// so the loop keeps its own copy and asks no lock.
 public struct SourceAbilities: Sendable, Equatable {
-    /// The loop may take what the source queued (`SensorCapture.takeQueuedEvents`): a
-    /// `QueuedSampleSource` whose takes never block.
+    /// The loop may take what the source queued (`LoopCapture.takeQueuedEvents`): the loop
+    /// reads the source itself. Never for a capture thread's source.
     public var takesQueued: Bool
     /// It can slow down while the device lies still (`RestingSource`).
     public var rests: Bool

@@ -3,8 +3,8 @@ import ParallaxMotion
 /// A source that keeps samples while nobody reads: a kernel IIO buffer, a recording.
 ///
 /// Why it matters: the event loop needs samples only when a subscriber is due for a frame (30–60
-/// times a second) while sensors deliver 100–200. A capture thread reading such a source can
-/// sleep until just before a frame is due and take everything queued in one go, instead of
+/// times a second) while sensors deliver 100–200. The loop reading such a source (`LoopCapture`)
+/// can wait until just before a frame is due and take everything queued in one go, instead of
 /// waking for every sample; on a VM each wake-up costs 35–85 µs, more than everything else the
 /// daemon does per sample. Polled sysfs reads keep nothing, so the polled driver is not one.
 public protocol QueuedSampleSource: AnyObject {
@@ -23,7 +23,7 @@ public protocol QueuedSampleSource: AnyObject {
     /// the daemon's needs are in (a replay's stamps run ahead of the clock at speeds above 1).
     var lastSampleArrival: Int64 { get }
     /// Whether `takeQueued` never blocks; false when some of its samples need a blocking read
-    /// (a polled sensor merged with buffered ones), and the loop must not take from it.
+    /// (a polled sensor merged with buffered ones): such a source is read on a capture thread.
     var takesWithoutBlocking: Bool { get }
 }
 
@@ -42,12 +42,12 @@ extension QueuedSampleSource {
     }
 }
 
-/// When the event loop next needs a fresh sample, as the capture thread plans its sleep.
+/// When the event loop next needs a fresh sample, as the capture plans its reads.
 ///
-/// The loop sets it after every batch (`SensorCapture.wakeForSamples`). `following` is the
-/// need after that one, so that the capture thread, having delivered the sample for `need`,
-/// can plan its next sleep at once without waiting for the loop to say so (which would cost
-/// the capture thread a second wake-up per frame).
+/// The loop sets it after every batch (`RunningCapture.wakeForSamples`). `following` is the
+/// need after that one, so that the capture, having delivered the sample for `need`, can plan
+/// its next wait at once without waiting for the loop to say so (which would cost a second
+/// wake-up per frame).
 public struct SampleNeed: Sendable, Equatable {
     /// Samples taken before this (monotonic ns) are queued without waking the loop; 0: every
     /// sample wakes it.

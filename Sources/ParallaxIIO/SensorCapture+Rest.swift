@@ -29,11 +29,7 @@ extension SensorCapture {
     func runAtRest(_ source: any RestingSource, order: RestOrder, plan: inout Plan) -> Outcome {
         let pace: RestPace
         do throws(SensorError) {
-            // Under the slot's lock, taken from the loop: from here it takes nothing itself.
-            pace = try slot.withLock { s throws(SensorError) -> RestPace in
-                s.setResting(true)
-                return try source.enterRest(order.request)
-            }
+            pace = try source.enterRest(order.request)
         } catch {
             return .failed(error)
         }
@@ -41,19 +37,14 @@ extension SensorCapture {
         var watch = RestCycle.Watch(order: order, now: MonotonicClock.now())
         while true {
             // Everything readable now; the queue the source kept while slowing down comes first.
-            let failure = slot.withLock { s -> SensorError? in
-                if let failure = s.failure { return failure }
-                do throws(SensorError) {
-                    while let sample = try source.takeResting() {
-                        watch.observe(sample, sourceReportedMotion: source.reportedMotion)
-                        post(.sample(sample), wakingLoop: false)
-                    }
-                } catch {
-                    return error
+            do throws(SensorError) {
+                while let sample = try source.takeResting() {
+                    watch.observe(sample, sourceReportedMotion: source.reportedMotion)
+                    post(.sample(sample), wakingLoop: false)
                 }
-                return nil
+            } catch {
+                return leaveRest(source, failure: error)
             }
-            if let failure { return leaveRest(source, failure: failure) }
             plan.refresh(self)
             switch watch.look(now: MonotonicClock.now(), order: plan.rest, stopping: isStopping) {
             case .leave(let moved, let serial):
@@ -87,15 +78,11 @@ extension SensorCapture {
         }
     }
 
-    /// Back to the full rate (the slot's `resting` cleared), reporting `failure` if there was one.
+    /// Back to the full rate, reporting `failure` if there was one (then the source is not asked
+    /// to leave its rest: the capture ends and closes it).
     private func leaveRest(_ source: any RestingSource, failure: SensorError?) -> Outcome {
-        let left = slot.withLock { s -> SensorError? in
-            defer { s.setResting(false) }
-            guard failure == nil else { return nil }
-            do throws(SensorError) { try source.leaveRest() } catch { return error }
-            return nil
-        }
-        if let error = failure ?? left { return .failed(error) }
+        if let failure { return .failed(failure) }
+        do throws(SensorError) { try source.leaveRest() } catch { return .failed(error) }
         return .reading
     }
 }

@@ -4,13 +4,16 @@ import ParallaxMotion
 import Synchronization
 import SystemPackage
 
-/// Runs one `SensorDriver` on its own thread and hands what it produces to the event loop.
+/// Runs one `SensorDriver` whose reads may block on its own thread, and hands what it produces
+/// to the event loop.
 ///
-/// Why a thread: sensor reads block (sysfs, buffers, a replay's pacing) and must never stall the
-/// loop that serves clients. The thread opens, reads and closes the driver; the loop drains
-/// `events()` after the `wake` callback (an eventfd write) tells it something is waiting. The one
-/// exception is a `QueuedSampleSource`, whose queued samples the loop may take itself without
-/// waiting (`takeQueuedEvents`), under a lock the loop only ever tries (SamplePacing.swift).
+/// Why a thread: some reads block (polled sysfs, an accelerometer polled beside buffers while
+/// iio-sensor-proxy holds its buffer, a remote IIO context) and must never stall the loop that
+/// serves clients. The thread opens the driver (the open may block too: a sysfs walk, an IIO
+/// context); a source the loop can read itself (`PollableSource` whose takes never block) is then
+/// handed to the loop (`.handedOver`, `LoopCapture`) and the thread ends. Any other source the
+/// thread reads and closes itself, and the loop only ever drains `events()`, after the `wake`
+/// callback (an eventfd write) tells it something is waiting: the loop never touches the driver.
 public final class SensorCapture: RunningCapture, Sendable {
     public typealias Event = CaptureEvent
 
@@ -19,18 +22,13 @@ public final class SensorCapture: RunningCapture, Sendable {
 
     /// What the capture thread hands to the loop: events, woken once per batch.
     let shared = Mutex(CaptureQueue())
-    /// The opened driver when it is a `QueuedSampleSource`, so that the loop can take what it
-    /// queued without a thread hop (`takeQueuedEvents`). Whoever holds the lock reads the driver.
-    let slot = Mutex(QueuedSlot.empty)
     /// What the loop tells the capture thread: its need, its rest order, stop (`LoopWord`).
     let word = Mutex(LoopWord())
-    /// Wakes the capture thread from a paced sleep (a sooner need, or stop).
+    /// Wakes the capture thread from a wait at rest (the loop's new order, or stop).
     let wakeFD: FileDescriptor?
     private let thread = Mutex<pthread_t?>(nil)
     private let open: @Sendable () throws(SensorError) -> any SensorDriver
     let wake: @Sendable () -> Void
-    /// A `PollableSource` opened goes to the loop (`.handedOver`) instead of being read here.
-    private let handsOverPollable: Bool
     /// The source handed over, until the loop takes it.
     private let handedOver = Mutex<HandedOverSource?>(nil)
     /// Set when the thread has closed the driver (or handed it over): a new capture of the same
@@ -39,15 +37,10 @@ public final class SensorCapture: RunningCapture, Sendable {
 
     /// - Parameters:
     ///   - open: discovers and opens the sensors; called on the capture thread.
-    ///   - handsOverPollable: a source the loop can read itself is handed to it once opened
-    ///     (`takeHandedOver`), and the thread ends: the open may block (a sysfs walk, an IIO
-    ///     context), the reads of such a source never do.
     ///   - wake: called (from the capture thread) whenever events are queued.
     public init(open: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
-                handsOverPollable: Bool = false,
                 wake: @escaping @Sendable () -> Void) {
         self.open = open
-        self.handsOverPollable = handsOverPollable
         self.wake = wake
         let fd = plx_eventfd()
         wakeFD = fd >= 0 ? FileDescriptor(rawValue: fd) : nil
@@ -62,7 +55,7 @@ public final class SensorCapture: RunningCapture, Sendable {
         try? wakeFD?.close()
     }
 
-    /// Wakes the capture thread from a paced sleep (a sooner need, a failure to report, or stop).
+    /// Wakes the capture thread from a wait at rest (a new order, or stop).
     func signalCaptureThread() {
         if let wakeFD { _ = plx_eventfd_signal(wakeFD.rawValue) }
     }
@@ -132,34 +125,6 @@ public final class SensorCapture: RunningCapture, Sendable {
         deinit { if !taken { source.close() } }
     }
 
-    /// Who may read the opened source, decided under the slot's lock: one state, so that the loop
-    /// can never take from a source at rest, or from one that has failed. Unchecked Sendable: the
-    /// source inside is only touched under the slot's lock, by one thread at a time.
-    enum QueuedSlot: @unchecked Sendable {
-        /// Nothing the loop may take from: not open yet, not a `QueuedSampleSource`, or closing.
-        case empty
-        /// The loop may take what the source queued (`takeQueuedEvents`), the capture thread reads too.
-        case shared(any QueuedSampleSource)
-        /// At rest: only the capture thread takes from the source, through the rest gate.
-        case capturing(any QueuedSampleSource)
-        /// The loop met this failure while taking: the capture thread reports it and ends.
-        case failed(SensorError)
-
-        /// The source the loop may take from now.
-        var forLoop: (any QueuedSampleSource)? { if case .shared(let source) = self { source } else { nil } }
-
-        var failure: SensorError? { if case .failed(let error) = self { error } else { nil } }
-
-        /// At rest (true) or back (false): the loop's access ends or returns; a failure stays.
-        mutating func setResting(_ resting: Bool) {
-            switch (self, resting) {
-            case (.shared(let source), true): self = .capturing(source)
-            case (.capturing(let source), false): self = .shared(source)
-            default: break
-            }
-        }
-    }
-
     func post(_ event: Event, wakingLoop: Bool = true) {
         if shared.withLock({ $0.append(event, wakingLoop: wakingLoop) }) { wake() }
     }
@@ -180,7 +145,7 @@ public final class SensorCapture: RunningCapture, Sendable {
             post(.failed(error))
             return
         }
-        if handsOverPollable, let pollable = driver as? any PollableSource, pollable.takesWithoutBlocking {
+        if let pollable = driver as? any PollableSource, pollable.takesWithoutBlocking {
             // The loop reads it from here on: no thread, no lock on the sample's way.
             let box = HandedOverSource(pollable)
             handedOver.withLock { $0 = box }
@@ -188,14 +153,9 @@ public final class SensorCapture: RunningCapture, Sendable {
             return
         }
         defer { driver.close() }
-        let queued = (driver as? any QueuedSampleSource).flatMap { $0.takesWithoutBlocking ? $0 : nil }
-        // Reads by this thread hold the slot's lock, so the loop never reads at the same time;
-        // the slot is emptied before the driver closes (defers run last first).
-        slot.withLock { $0 = queued.map(QueuedSlot.shared) ?? .empty }
-        defer { slot.withLock { $0 = .empty } }
         let resting = driver as? any RestingSource
         let revising = driver as? any RevisedDescriptions
-        post(.opened(driver.sensors, SourceAbilities(takesQueued: queued != nil, rests: resting != nil,
+        post(.opened(driver.sensors, SourceAbilities(takesQueued: false, rests: resting != nil,
                                                      bufferingFailed: (driver as? any PollsInPlaceOfBuffer)?.bufferingFailed)))
         var plan = Plan()
         while !shouldStop() {
@@ -203,34 +163,17 @@ public final class SensorCapture: RunningCapture, Sendable {
             let outcome: Outcome
             if let resting, let order = plan.rest {
                 outcome = runAtRest(resting, order: order, plan: &plan)  // SensorCapture+Rest.swift
-            } else if let queued, pacedSleep(queued, plan: plan) {
-                // Take what the source queued meanwhile, in one go; the fresh sample among it (if
-                // it came as expected) wakes the loop.
-                plan.refresh(self)
-                outcome = slot.withLock { s -> Outcome in
-                    if let failure = s.failure { return .failed(failure) }
-                    do throws(SensorError) {
-                        while !shouldStop(), let sample = try queued.takeQueued() {
-                            post(.sample(sample), wakingLoop: plan.take(arrival: queued.lastSampleArrival))
-                        }
-                    } catch {
-                        return .failed(error)
-                    }
-                    return queued.hasEnded ? .ended : .reading
-                }
             } else {
-                outcome = slot.withLock { s -> Outcome in
-                    // A failure the loop met while taking from the source ends the capture too.
-                    if let failure = s.failure { return .failed(failure) }
-                    do throws(SensorError) {
-                        guard let sample = try driver.nextSample(shouldStop: shouldStop) else { return .ended }
-                        let arrival = queued?.lastSampleArrival ?? MonotonicClock.now()
-                        post(.sample(sample), wakingLoop: plan.take(arrival: arrival))
+                do throws(SensorError) {
+                    if let sample = try driver.nextSample(shouldStop: shouldStop) {
+                        post(.sample(sample), wakingLoop: plan.take(arrival: MonotonicClock.now()))
                         if let revised = revising?.takeRevisedSensors() { post(.revised(revised)) }
-                        return .reading
-                    } catch {
-                        return .failed(error)
+                        outcome = .reading
+                    } else {
+                        outcome = .ended
                     }
+                } catch {
+                    outcome = .failed(error)
                 }
             }
             switch outcome {
@@ -254,9 +197,9 @@ public final class SensorCapture: RunningCapture, Sendable {
 }
 
 /// Everything the loop tells the capture thread, as one value under one lock: each change is
-/// counted (`generation`), so the capture thread's copy (`SensorCapture.Plan`) refreshes only
-/// when the loop has spoken; and the capture thread's paced sleep is noted here
-/// (`sleepingFor`), so that deciding to sleep and the loop's deciding to wake it cannot cross.
+/// counted (`generation`), so that the capture thread's copy (`SensorCapture.Plan`), which it
+/// advances itself as it serves the need (`SampleNeed.wakes`), is replaced only when the loop
+/// has spoken.
 struct LoopWord {
     /// When the loop next needs samples (SamplePacing.swift).
     var need = SampleNeed.everySample
@@ -265,9 +208,6 @@ struct LoopWord {
     var stopping = false
     /// Counts the loop's changes.
     var generation: UInt64 = 0
-    /// The need the capture thread sleeps towards (0: not sleeping): the loop wakes it only
-    /// when it needs samples sooner.
-    var sleepingFor: Int64 = 0
 
     mutating func stop() {
         stopping = true

@@ -15,22 +15,15 @@ private func stillTrace(rate: Double, seconds: Double) throws -> String {
     return try temporaryFile(text)
 }
 
-/// When the capture thread woke the loop (monotonic ns), which thread that was, and a
-/// semaphore per wake.
+/// When the capture thread woke the loop (monotonic ns), and a semaphore per wake.
 private final class WakeLog: Sendable {
     private let times = Mutex<[Int64]>([])
-    private let waker = Mutex<String?>(nil)
     private let semaphore = DispatchSemaphore(value: 0)
 
     func record() {
         times.withLock { $0.append(MonotonicClock.now()) }
-        if waker.withLock({ $0 }) == nil, let task = currentTask() { waker.withLock { $0 = task } }
         semaphore.signal()
     }
-
-    /// The capture thread's /proc/self/task entry (the wake callback runs on it). Tests run in
-    /// parallel, each with its own capture thread of the same name: only this one counts.
-    var captureTask: String? { waker.withLock { $0 } }
 
     /// Waits for the next wake; its time, or nil after `seconds`.
     func next(within seconds: Double) -> Int64? {
@@ -39,38 +32,20 @@ private final class WakeLog: Sendable {
     }
 }
 
-/// The calling thread's task id ("/proc/thread-self" links to "PID/task/TID").
-private func currentTask() -> String? {
-    var buffer = [CChar](repeating: 0, count: 64)
-    let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    let link = String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return link.split(separator: "/").last.map(String.init)
+/// A source whose reads block until the next sample comes, as a polled sysfs device's do: a
+/// replay behind `SensorDriver` alone, so the capture thread reads it itself.
+private final class BlockingReplay: SensorDriver {
+    let replay: ReplayDriver
+    init(_ replay: ReplayDriver) { self.replay = replay }
+    var sensors: [SensorDescription] { replay.sensors }
+    func nextSample(shouldStop: () -> Bool) throws(SensorError) -> Sample? { try replay.nextSample(shouldStop: shouldStop) }
+    func close() { replay.close() }
 }
 
-/// Voluntary context switches of the capture thread that woke `wakes`: one per time it slept.
-private func captureThreadSleeps(_ wakes: WakeLog) -> Int? {
-    guard let tid = wakes.captureTask,
-          read("/proc/self/task/\(tid)/comm")?.hasPrefix(SensorCapture.threadName) == true,
-          let status = read("/proc/self/task/\(tid)/status") else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
-        return Int(line.split(separator: "\t").last!.trimmingPrefix(" "))
-    }
-    return nil
-}
-
-private func read(_ path: String) -> String? {
-    guard let f = fopen(path, "r") else { return nil }
-    defer { fclose(f) }
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = fread(&buffer, 1, buffer.count - 1, f)
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}
-
-/// A capture thread replaying `path` (not looping) that logs its wakes of the loop.
-private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
+/// A capture thread reading `path` (not looping) with blocking reads, logging its wakes of the loop.
+private func blockingCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
     SensorCapture(open: { () throws(SensorError) -> any SensorDriver in
-        try ReplayDriver(path: path, loop: false, logger: Logger(label: "test"))
+        BlockingReplay(try ReplayDriver(path: path, loop: false, logger: Logger(label: "test")))
     }, wake: { wakes.record() })
 }
 
@@ -96,11 +71,11 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
         #expect(taken >= 6 && taken <= 8, "\(taken) samples taken in 40 ms at 200 Hz")
     }
 
-    @Test func captureSleepsUntilTheLoopNeedsSamplesThenHandsOverTheBatch() throws {
+    @Test func captureQueuesSamplesUntilTheLoopNeedsThemThenWakesItWithTheBatch() throws {
         let path = try stillTrace(rate: 200, seconds: 10)
         defer { unlink(path) }
         let wakes = WakeLog()
-        let capture = replayCapture(path, wakes: wakes)
+        let capture = blockingCapture(path, wakes: wakes)
         // The loop's word before the thread starts: nothing needed for 300 ms, then every 100 ms.
         let need = MonotonicClock.now() + 300_000_000
         capture.wakeForSamples(SampleNeed(need: need, following: need + 100_000_000))
@@ -109,14 +84,17 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
 
         let opened = try #require(wakes.next(within: 5))
         #expect(opened < need, "opening took longer than the test allows")
-        let sleepsAtOpen = try #require(captureThreadSleeps(wakes), "the thread that woke the loop is not \(SensorCapture.threadName)")
-        _ = capture.events()
+        // The loop learns with `.opened` that it cannot take from this source itself.
+        guard case .opened(_, let abilities) = capture.events().events.first else {
+            Issue.record("the capture's first event is not .opened")
+            return
+        }
+        #expect(abilities == SourceAbilities(takesQueued: false, rests: false))
+        #expect(capture.takeQueuedEvents() == nil && capture.expectedArrival(ofSampleAt: need) == nil)
 
-        // Samples before the need queue without waking the loop, and without waking the capture
-        // thread for each one either (the replay keeps them): about 60 of them, a few sleeps.
+        // Samples before the need queue without waking the loop.
         let first = try #require(wakes.next(within: 5))
         #expect(first >= need, "woke the loop \((need - first) / 1_000_000) ms before it needed samples")
-        let sleepsAtNeed = try #require(captureThreadSleeps(wakes))
         let batch = capture.events().events.compactMap { if case .sample(let s) = $0 { s } else { nil } }
         // Every sample the replay made before the need is in it (one per 5 ms from its first; how
         // many depends on how long opening took, which a loaded machine stretches), and enough of
@@ -125,57 +103,45 @@ private func replayCapture(_ path: String, wakes: WakeLog) -> SensorCapture {
         let made = early.first.map { Int((need - $0.t) / 5_000_000) } ?? 0
         #expect(early.count >= 5 && early.count >= made, "\(early.count) of \(made) samples before the need in the batch")
         #expect(batch.contains { $0.t >= need }, "the fresh sample that woke the loop is missing")
-        #expect(sleepsAtNeed - sleepsAtOpen <= 10, "the capture thread slept \(sleepsAtNeed - sleepsAtOpen) times for one batch")
 
         // Without a new word from the loop, the forecast need comes next.
         let second = try #require(wakes.next(within: 5))
         #expect(second >= need + 100_000_000)
-        #expect(try #require(captureThreadSleeps(wakes)) - sleepsAtNeed <= 10)
     }
 
-    @Test func aSoonerNeedWakesASleepingCapture() throws {
+    @Test func aSoonerNeedTakesEffectAtTheNextSample() throws {
         let path = try stillTrace(rate: 200, seconds: 10)
         defer { unlink(path) }
         let wakes = WakeLog()
-        let capture = replayCapture(path, wakes: wakes)
+        let capture = blockingCapture(path, wakes: wakes)
         capture.wakeForSamples(SampleNeed(need: MonotonicClock.now() + 5_000_000_000))
         #expect(capture.start())
         defer { capture.stopAndWait() }
         _ = try #require(wakes.next(within: 5))
         _ = capture.events()
-        // Asleep until 5 s from now; a subscriber arrives and needs samples in 50 ms.
+        // Nothing needed for 5 s; a subscriber arrives and needs samples in 50 ms.
         let sooner = MonotonicClock.now() + 50_000_000
         capture.wakeForSamples(SampleNeed(need: sooner))
-        let woke = try #require(wakes.next(within: 2), "the capture overslept a sooner need")
+        let woke = try #require(wakes.next(within: 2), "the capture kept the sooner need's sample")
         #expect(woke >= sooner && woke < sooner + 1_000_000_000)
     }
 
-    @Test func theLoopTakesQueuedSamplesItselfWhileTheCaptureSleeps() throws {
+    @Test func aSourceTheLoopCanReadIsHandedToIt() throws {
         let path = try stillTrace(rate: 200, seconds: 10)
         defer { unlink(path) }
         let wakes = WakeLog()
-        let capture = replayCapture(path, wakes: wakes)
-        // The loop's word: it takes the samples itself; the capture thread only guards the queue.
-        capture.wakeForSamples(SampleNeed(need: .max))
+        let capture = SensorCapture(open: { () throws(SensorError) -> any SensorDriver in
+            try ReplayDriver(path: path, loop: false, logger: Logger(label: "test"))
+        }, wake: { wakes.record() })
         #expect(capture.start())
         defer { capture.stopAndWait() }
         _ = try #require(wakes.next(within: 5))
-        // The loop learns with `.opened` that it may take from this source (and rest it).
-        guard case .opened(_, let abilities) = capture.events().events.first else {
-            Issue.record("the capture's first event is not .opened")
-            return
-        }
-        #expect(abilities == SourceAbilities(takesQueued: true, rests: true))
-        #expect(wakes.next(within: 0.1) == nil, "the capture thread woke the loop though it takes samples itself")
-
-        let taken = try #require(capture.takeQueuedEvents(), "the capture thread held the source while asleep")
-        let samples = taken.events.compactMap { if case .sample(let s) = $0 { s } else { nil } }
-        #expect(samples.count >= 15, "\(samples.count) samples queued in 100 ms at 200 Hz")
-        #expect(zip(samples, samples.dropFirst()).allSatisfy { $0.t < $1.t })
-        let newest = try #require(samples.last)
-        #expect(taken.newestArrival == newest.t && newest.t <= MonotonicClock.now())
-        // The forecast the loop arms its timer with: the next sample after 7 ms is 10 ms on.
-        let forecast = try #require(capture.expectedArrival(ofSampleAt: newest.t + 7_000_000))
-        #expect(forecast >= newest.t + 10_000_000 && forecast < newest.t + 10_001_000)
+        // The thread opened it, handed it over and ended: no sample of it comes from here.
+        #expect(capture.events().events == [.handedOver])
+        let source = try #require(capture.takeHandedOver(), "the replay was not handed over")
+        defer { source.close() }
+        #expect(capture.takeHandedOver() == nil, "handed over twice")
+        #expect(wakes.next(within: 0.1) == nil, "the capture thread woke the loop after handing the source over")
+        #expect(source is ReplayDriver)
     }
 }
