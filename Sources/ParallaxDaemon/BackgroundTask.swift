@@ -1,5 +1,6 @@
 import CLinux
 import Glibc
+import ParallaxIIO
 import Synchronization
 import SystemPackage
 
@@ -52,22 +53,6 @@ enum BackgroundTask {
     /// Starts `body` on a new detached thread (its resources go when it ends); false if none
     /// could be created.
     static func detached(_ body: @escaping @Sendable () -> Void) -> Bool {
-        final class Box: Sendable {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-        }
-        var attributes = pthread_attr_t()
-        pthread_attr_init(&attributes)
-        defer { pthread_attr_destroy(&attributes) }
-        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-        let box = Unmanaged.passRetained(Box(body))
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, &attributes, { arg in
-            let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
-            box.run()
-            return nil
-        }, box.toOpaque())
-        if rc != 0 { box.release() }
-        return rc == 0
+        ThreadStart.detached(body)
     }
 }

@@ -170,14 +170,13 @@ final class LoopCapture: RunningCapture {
     /// `fallback`, at least a minimum sleep away. A descriptor already watched stays so, and a
     /// timer already at `deadline` stays armed: a resting buffer or a late report wakes the loop
     /// once, not once plus four syscalls.
-    private func wait(on descriptor: Int32?, until deadline: Int64, fallback: @autoclosure () -> Int64 = .max) {
-        if let watched, watched.fd.rawValue != descriptor {
+    private func wait(on descriptor: FileDescriptor?, until deadline: Int64, fallback: @autoclosure () -> Int64 = .max) {
+        if let watched, watched.fd != descriptor {
             loop.unwatch(watched.token, fd: watched.fd)
             self.watched = nil
         }
         var deadline = deadline
-        if let descriptor, watched == nil {
-            let fd = FileDescriptor(rawValue: descriptor)
+        if let fd = descriptor, watched == nil {
             do throws(Errno) {
                 let token = try loop.watch(fd, events: PLX_EPOLLIN) { [unowned self] _ in
                     if self.resting == nil { self.source?.descriptorBecameReadable() }
@@ -279,7 +278,7 @@ final class LoopCapture: RunningCapture {
             resting = (pace, watch)
             let wakeup = source.restWakeup
             let deadline = watch.deadline(pace: pace, wakeup: wakeup)
-            wait(on: wakeup.descriptor >= 0 ? wakeup.descriptor : nil, until: deadline, fallback: now &+ pace.lookInterval)
+            wait(on: wakeup.descriptor, until: deadline, fallback: now &+ pace.lookInterval)
         }
     }
 

@@ -3,6 +3,7 @@ import CSystemd
 import Glibc
 import Logging
 import ParallaxMotion
+import SystemPackage
 
 /// An input device that carries motion sensors (INPUT_PROP_ACCELEROMETER: the Steam Deck's
 /// "Steam Deck Motion Sensors", a gamepad's IMU), as sysfs describes it: found without opening
@@ -279,7 +280,7 @@ extension EvdevMotionDriver: PollableSource {
         forecast.nextArrival
     }
 
-    public var descriptor: Int32? { fd >= 0 ? fd : nil }
+    public var descriptor: FileDescriptor? { fd >= 0 ? FileDescriptor(rawValue: fd) : nil }
 }
 
 /// At rest the device keeps reporting at its rate (nothing in the input ABI slows it down): the

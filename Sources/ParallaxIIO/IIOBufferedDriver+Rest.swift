@@ -2,6 +2,7 @@ import CIIO
 import Glibc
 import Logging
 import ParallaxMotion
+import SystemPackage
 
 /// Kernel buffers at rest (docs/power.md). Each device rests on its own (`StreamRest`): a HID
 /// hub at the hub (its change sensitivity raised and its report interval slowed: it sends
@@ -76,7 +77,7 @@ extension IIOBufferedDriver: RestingSource {
     public var restWakeup: RestWakeup {
         let due = min(merger.releaseTime() ?? .max, polledAccel?.nextRead ?? .max)
         guard let pace = restPace, pace.wakesThroughDescriptor, streams.allSatisfy(\.buffer.isOpen) else { return RestWakeup(due: due) }
-        return RestWakeup(descriptor: readiness, due: due)
+        return RestWakeup(descriptor: FileDescriptor(rawValue: readiness), due: due)
     }
 
     /// Never counts a silence as a stall: at rest a hub reports nothing until the device moves.

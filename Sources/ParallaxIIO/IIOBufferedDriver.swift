@@ -3,6 +3,7 @@ import CLinux
 import Glibc
 import Logging
 import ParallaxMotion
+import SystemPackage
 
 /// Reads an accelerometer and a gyroscope through the kernel's IIO buffers: each device samples
 /// on its own trigger and the kernel queues scans, each with its own timestamp, in
@@ -364,7 +365,7 @@ extension IIOBufferedDriver: PollableSource {
     }
 
     /// Every buffer's descriptor and the removal watch's, as one epoll descriptor.
-    public var descriptor: Int32? { readiness }
+    public var descriptor: FileDescriptor? { FileDescriptor(rawValue: readiness) }
 
     /// A sample the merger holds for another device goes at its release at the latest; a device
     /// that does not wake per scan (a watermark the kernel refused), or whose silence stands for

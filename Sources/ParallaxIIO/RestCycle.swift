@@ -229,7 +229,7 @@ extension RestCycle {
             let earliest = lastLook.saturatingAdding(pace.lookInterval)
             let paced = wakeup.due == .max ? earliest : max(wakeup.due, earliest)
             let drain = kept ? lastLoopWake.saturatingAdding(drainInterval) : Int64.max
-            return min(drain, wakeup.descriptor >= 0 ? wakeup.due : paced)
+            return min(drain, wakeup.descriptor != nil ? wakeup.due : paced)
         }
     }
 }

@@ -1,4 +1,5 @@
 import ParallaxMotion
+import SystemPackage
 
 /// What the daemon asks of a source while the device lies still (docs/power.md).
 public struct RestRequest: Sendable, Equatable {
@@ -83,12 +84,13 @@ public struct RestPace: Sendable, Equatable {
 
 /// When the capture next looks at a resting source.
 public struct RestWakeup: Sendable, Equatable {
-    /// Readable when samples are there (a kernel buffer past its watermark); -1: none.
-    public var descriptor: Int32
+    /// Readable when samples are there (a kernel buffer past its watermark); nil: none. The
+    /// source owns it (it stays open while the source is).
+    public var descriptor: FileDescriptor?
     /// When (monotonic ns) the next sample is due; `.max`: the descriptor says when.
     public var due: Int64
 
-    public init(descriptor: Int32 = -1, due: Int64 = .max) {
+    public init(descriptor: FileDescriptor? = nil, due: Int64 = .max) {
         self.descriptor = descriptor
         self.due = due
     }

@@ -1,4 +1,5 @@
 import ParallaxMotion
+import SystemPackage
 
 /// A source that keeps samples while nobody reads: a kernel IIO buffer, a recording.
 ///
@@ -73,7 +74,7 @@ public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource 
     /// Readable (EPOLLIN) when samples are there: an evdev node. The loop watches it only while
     /// it waits for a sample already due, so that a device reporting faster than frames are due
     /// does not wake it per report; nil: `nextReadable` alone says when (a replay's due rows).
-    var descriptor: Int32? { get }
+    var descriptor: FileDescriptor? { get }
     /// While the loop waits on `descriptor`: when (monotonic ns) to look even if it stays quiet
     /// (a sample held for another device is due to go); `.max`: the descriptor says when.
     var lookAtTheLatest: Int64 { get }
@@ -83,7 +84,7 @@ public protocol PollableSource: SensorDriver, QueuedSampleSource, RestingSource 
 }
 
 extension PollableSource {
-    public var descriptor: Int32? { nil }
+    public var descriptor: FileDescriptor? { nil }
     public var lookAtTheLatest: Int64 { .max }
     public func descriptorBecameReadable() {}
 }

@@ -70,7 +70,7 @@ extension SensorCapture {
             let wakeup = source.restWakeup
             let deadline = watch.deadline(pace: pace, wakeup: wakeup)
             guard let wakeFD else { return leaveRest(source, failure: nil) }
-            let ready = plx_wait_either_until(wakeup.descriptor, wakeFD.rawValue, deadline)
+            let ready = plx_wait_either_until(wakeup.descriptor?.rawValue ?? -1, wakeFD.rawValue, deadline)
             if ready < 0 {
                 return leaveRest(source, failure: SensorError(.lost, "waiting for the sensors failed: \(String(cString: strerror(errno)))"))
             }

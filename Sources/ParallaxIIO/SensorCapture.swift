@@ -62,15 +62,7 @@ public final class SensorCapture: RunningCapture, Sendable {
 
     /// Starts the capture thread. Returns false if the thread could not be created.
     public func start() -> Bool {
-        final class Box { let run: () -> Void; init(_ run: @escaping () -> Void) { self.run = run } }
-        let box = Box { [self] in self.run() }
-        var tid = pthread_t()
-        let rc = pthread_create(&tid, nil, { arg in
-            let box = Unmanaged<AnyObject>.fromOpaque(arg!).takeRetainedValue() as! Box
-            box.run()
-            return nil
-        }, Unmanaged<AnyObject>.passRetained(box).toOpaque())
-        guard rc == 0 else { return false }
+        guard let tid = ThreadStart.joinable({ [self] in self.run() }) else { return false }
         thread.withLock { $0 = tid }
         return true
     }

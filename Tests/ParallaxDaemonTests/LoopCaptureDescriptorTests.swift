@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import ParallaxIIO
 import ParallaxMotion
+import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
@@ -37,7 +38,7 @@ import Testing
         /// Long: the capture's guard against overflow never fires within a test.
         var queueSpan: Int64 { 60_000 * LoopCaptureDescriptorTests.ms }
         var nextReadable: Int64 { .max }
-        var descriptor: Int32? { closed ? nil : readEnd }
+        var descriptor: FileDescriptor? { closed ? nil : FileDescriptor(rawValue: readEnd) }
         func expectedArrival(ofSampleAt time: Int64) -> Int64 { time }
 
         func takeQueued() throws(SensorError) -> Sample? {
@@ -99,7 +100,7 @@ import Testing
             var hasEnded: Bool { false }
             var queueSpan: Int64 { inner.queueSpan }
             var nextReadable: Int64 { .max }
-            var descriptor: Int32? { inner.descriptor }
+            var descriptor: FileDescriptor? { inner.descriptor }
             var lastSampleArrival: Int64 { inner.lastSampleArrival }
             func expectedArrival(ofSampleAt time: Int64) -> Int64 { time }
             func takeQueued() throws(SensorError) -> Sample? { looks += 1; return try inner.takeQueued() }

@@ -1,4 +1,5 @@
 import ParallaxMotion
+import SystemPackage
 import Testing
 @testable import ParallaxIIO
 
@@ -212,11 +213,11 @@ import Testing
         // (160 ms at 6.25 Hz), or at its next row if later; a descriptor waits for its due time.
         #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup()) == Self.now + 160 * Self.ms)
         #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup(due: Self.now + 300 * Self.ms)) == Self.now + 300 * Self.ms)
-        #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup(descriptor: 5)) == .max)
+        #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup(descriptor: FileDescriptor(rawValue: 5))) == .max)
         // A kept sample bounds a hub's wait by the drain.
         watch.observe(Self.still(Self.now + 10 * Self.ms), sourceReportedMotion: false)
         _ = watch.look(now: Self.now + 10 * Self.ms, order: order, stopping: false)
-        #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup(descriptor: 5)) == Self.now + 2_000 * Self.ms)
+        #expect(watch.deadline(pace: Self.pace, wakeup: RestWakeup(descriptor: FileDescriptor(rawValue: 5))) == Self.now + 2_000 * Self.ms)
     }
 
     @Test func farTimesSaturateInsteadOfTrapping() {
