@@ -12,8 +12,10 @@
 #                (scripts/fuzz.sh, libFuzzer), the motion oracles (Tests/oracle: parallaxctl simulate
 #                against imufusion, ahrs and the iOS model; they test the engine, as unit tests do)
 #   integration  the real parallaxd under umockdev-emulated IIO devices (Tests/integration: the
-#                protocol's wire contract, and the check that no tracked file points outside the
-#                repository among them), libparallax (the C client), the parallax Python module
+#                protocol's wire contract, and among them the checks that no tracked file points
+#                outside the repository and that each module imports only what
+#                docs/architecture.md's table allows), libparallax (the C client), the parallax
+#                Python module
 #   desktops     parallax-wallpaper on headless sway, phoc, KWin and weston (Tests/wallpaper), on
 #                sway 1.10 and under phosh 0.46 in Debian 13 roots, the GNOME Shell extension under
 #                the host's GNOME 43; then, after the packages when both run, the extension as
