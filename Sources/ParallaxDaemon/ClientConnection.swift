@@ -38,7 +38,8 @@ struct PeerCredentials: Sendable, Equatable {
 /// Writes are non-blocking. Replies and state lines are never dropped: what the socket does not
 /// take waits in `output` and goes out when epoll says the socket is writable again. Offset
 /// frames are different (latest-value): the hub skips a client whose output is backed up and
-/// sends it the newest frame once it has drained, instead of queueing stale ones.
+/// sends it the newest frame once it has drained, instead of queueing stale ones. What the
+/// connection has been sent, and when its next frame is due, is its `subscriber`'s.
 final class ClientConnection {
     /// Output a client may leave unread before it is disconnected as stalled (bytes).
     static let outputLimit = 256 * 1024
@@ -48,15 +49,10 @@ final class ClientConnection {
     let peer: PeerCredentials
     var token: EventLoop.Token?
     var splitter = LineSplitter(maxLineLength: ProtocolConstants.maxLineLength)
-    var subscription: Subscription?
+    /// Its part in the fan-out: subscription, pacing, what it was sent (Subscriber.swift).
+    let subscriber: Subscriber
     /// Bad lines so far; too many closes the connection.
     var strikes = 0
-    /// Seq of the last frame sent on this connection (0: none yet). It outlives subscriptions, so
-    /// re-subscribing never repeats a frame: `seq` only grows on a connection.
-    var lastSentSeq: UInt64 = 0
-    /// `Hub.Frame.offsetVersion` of the last frame sent: a subscriber without the heading is not
-    /// sent frames that only the yaw's change brought.
-    var lastSentOffsetVersion: UInt64 = 0
     private(set) var isClosed = false
     /// Since when (monotonic ns) output has been waiting for the client to read; nil when drained.
     private(set) var blockedSince: Int64?
@@ -72,10 +68,12 @@ final class ClientConnection {
     private var output: [UInt8] = []
     private var outputStart = 0
 
-    init(id: Int, fd: FileDescriptor, peer: PeerCredentials) {
+    /// `lines`: where the hub's lines for this connection go (the server's `ConnectionLines`).
+    init(id: Int, fd: FileDescriptor, peer: PeerCredentials, lines: any SubscriberLines) {
         self.id = id
         self.fd = fd
         self.peer = peer
+        subscriber = Subscriber(id: id, lines: lines)
     }
 
     /// True when nothing is waiting to be written: the socket can take a fresh frame now.
@@ -173,27 +171,4 @@ final class ClientConnection {
         isClosed = true
         try? fd.close()
     }
-}
-
-/// A client's subscription: what it asked for and what it has been sent.
-struct Subscription {
-    /// Hz, after the client's cap.
-    let rate: Int
-    var rotation: DisplayRotation
-    /// The subscribe's `heading`: nil when not named (protocol v1), else what was asked.
-    var heading: Bool? = nil
-    /// When its frames fall due, in sample time (FramePacing.swift).
-    var pacing: FramePacing
-
-    init(rate: Int, rotation: DisplayRotation, heading: Bool? = nil) {
-        self.rate = rate
-        self.rotation = rotation
-        self.heading = heading
-        pacing = FramePacing(rate: rate)
-    }
-
-    var interval: Int64 { pacing.interval }
-
-    /// The client asked for yaw and vyaw on its frames (and for the frames only the yaw brings).
-    var wantsHeading: Bool { heading == true }
 }

@@ -99,7 +99,9 @@ extension ClientServer {
         // lookups read files): that is the flood's common case, and it should cost the least.
         let overLimit = slots.count(of: peer.uid) >= slots.perUserLimit
         let stranger = !overLimit && !settings.access.maySubscribe(peer) && !settings.access.mayControl(peer)
-        let client = ClientConnection(id: nextClientID, fd: fd, peer: peer)
+        let lines = ConnectionLines(server: self)
+        let client = ClientConnection(id: nextClientID, fd: fd, peer: peer, lines: lines)
+        lines.connection = client
         nextClientID += 1
         switch slots.admission(uid: peer.uid, stranger: stranger, descriptorsExhausted: descriptorsExhausted) {
         case .refuse(let why):
@@ -162,7 +164,7 @@ extension ClientServer {
     /// granted subscribe or control after all (a seat session began) is one no longer.
     func requestAnswered(_ request: ClientRequest, for client: ClientConnection) {
         slots.markEngaged(id: client.id)
-        slots.setSubscribed(id: client.id, client.subscription != nil)
+        slots.setSubscribed(id: client.id, client.subscriber.subscription != nil)
         switch request.command {
         case .status, .unsubscribe: break
         default: slots.promote(id: client.id)

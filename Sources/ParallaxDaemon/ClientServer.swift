@@ -189,3 +189,21 @@ final class ClientServer {
         events.clientDisconnected(client)
     }
 }
+
+/// The server's end of one connection's subscriber (`SubscriberLines`): the hub's lines go
+/// through `ClientServer.write`, which queues what the socket does not take and disconnects a
+/// client that stops reading. Weak, because the connection owns its subscriber and this.
+final class ConnectionLines: SubscriberLines {
+    private unowned let server: ClientServer
+    weak var connection: ClientConnection?
+
+    init(server: ClientServer) { self.server = server }
+
+    func write(_ line: [UInt8]) {
+        guard let connection else { return }
+        server.write(line, to: connection)
+    }
+
+    /// A closed or gone connection takes nothing.
+    var isDrained: Bool { connection.map { !$0.isClosed && $0.isDrained } ?? false }
+}

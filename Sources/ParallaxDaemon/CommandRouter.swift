@@ -96,16 +96,16 @@ final class CommandRouter {
             let cap = settings.maxRate(for: client.peer)
             let effective = Self.effectiveRate(requested: rate ?? Self.defaultSubscribeRate, cap: cap)
             let rotation = DisplayRotation(degrees: rotationDegrees ?? 0) ?? .none
-            let previous = client.subscription
-            client.subscription = Subscription(rate: effective, rotation: rotation, heading: heading)
+            let previous = client.subscriber.subscription
+            client.subscriber.subscription = Subscription(rate: effective, rotation: rotation, heading: heading)
             // The reply names the heading only for a client that named it: true when asked for and
             // a gyroscope provides it.
             let granted = heading.map { $0 && effects.headingAvailable }
             effects.subscribed(client, previous: previous,
                                reply: ServerMessage.subscribed(rate: effective, rotation: rotation.rawValue, heading: granted, id: id).encode())
         case .unsubscribe:
-            let wasSubscribed = client.subscription != nil
-            client.subscription = nil
+            let wasSubscribed = client.subscriber.subscription != nil
+            client.subscriber.subscription = nil
             effects.unsubscribed(client, wasSubscribed: wasSubscribed, reply: ServerMessage.unsubscribed(id: id).encode())
         case .status:
             effects.reply(ServerMessage.status(effects.statusReport(), id: id).encode(), to: client)

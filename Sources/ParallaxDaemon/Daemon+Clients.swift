@@ -9,13 +9,13 @@ extension Daemon: ServerEvents {
         heardFrom(client)
     }
 
-    func clientDrained(_ client: ClientConnection) { hub.clientDrained(client) }
+    func clientDrained(_ client: ClientConnection) { hub.drained(client.subscriber) }
 
     func clientDisconnected(_ client: ClientConnection) {
         heardFrom(client)
-        hub.remove(client)
+        hub.remove(client.subscriber)
         updateHeadingFrames()
-        if client.subscription != nil { updateDemand() }
+        if client.subscriber.subscription != nil { updateDemand() }
     }
 
     func greeting(for peer: PeerCredentials) -> [UInt8] {

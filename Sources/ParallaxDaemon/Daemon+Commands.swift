@@ -8,16 +8,17 @@ extension Daemon: CommandEffects {
     func reply(_ line: [UInt8], to client: ClientConnection) { write(line, to: client) }
 
     func subscribed(_ client: ClientConnection, previous: Subscription?, reply: [UInt8]) {
-        let rotation = client.subscription?.rotation
-        hub.add(client)
+        let subscriber = client.subscriber
+        let rotation = subscriber.subscription?.rotation
+        hub.add(subscriber)
         updateHeadingFrames()
         write(reply, to: client)
-        write(stateLine(heading: client.subscription?.wantsHeading == true ? true : nil), to: client)
+        write(stateLine(heading: subscriber.wantsHeading ? true : nil), to: client)
         supervisor.pump()   // batched samples first: the newcomer gets the current offset
         if let previous, previous.rotation != rotation {
             hub.republishLatest()
         } else {
-            hub.sendLatest(to: client)
+            hub.sendLatest(to: subscriber)
         }
         if previous == nil { updateDemand() }
         // No current sample yet (the sensors rest, or are still opening): the first frame waits
@@ -26,7 +27,7 @@ extension Daemon: CommandEffects {
     }
 
     func unsubscribed(_ client: ClientConnection, wasSubscribed: Bool, reply: [UInt8]) {
-        hub.remove(client)
+        hub.remove(client.subscriber)
         updateHeadingFrames()
         write(reply, to: client)
         if wasSubscribed { updateDemand() }

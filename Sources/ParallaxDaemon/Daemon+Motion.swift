@@ -4,7 +4,7 @@ import ParallaxMotion
 import ParallaxProtocol
 
 /// Samples → engine → hub: the daemon's side of the supervisor's and the hub's seams.
-extension Daemon: SensorEvents, HubOutput {
+extension Daemon: SensorEvents, FrameRefresher {
     func sensorsOpened(_ opening: SensorsOpening) {
         frameMonitor.opened(supervisor.sensors)
         switch opening {
@@ -48,8 +48,6 @@ extension Daemon: SensorEvents, HubOutput {
     func mayRest(quietFor: Int64) -> Bool {
         calibrationRun == nil && !hub.hasPendingDelivery && plx_monotonic_ns() - hub.lastPublishTime >= quietFor
     }
-
-    func transmit(_ line: [UInt8], to client: ClientConnection) { write(line, to: client) }
 
     func refreshFrames() { supervisor.pump() }
 

@@ -28,8 +28,9 @@ public final class Daemon {
                                                 settings: ClientServer.Settings(config), events: self)
     /// Protocol v1 commands; their effects come here (`CommandEffects`, Daemon+Commands.swift).
     private(set) lazy var router = CommandRouter(settings: CommandRouter.Settings(config), effects: self)
-    /// Frames to subscribers; its output is this daemon (`HubOutput`, Daemon+Motion.swift).
-    private(set) lazy var hub = Hub(loop: loop, output: self)
+    /// Frames to subscribers; it asks this daemon for fresher ones (`FrameRefresher`,
+    /// Daemon+Motion.swift) and writes to the server's `ConnectionLines`.
+    private(set) lazy var hub = Hub(loop: loop, refresher: self)
     /// Sensors opened on demand; its events come here (`SensorEvents`, Daemon+Motion.swift).
     private(set) lazy var supervisor = Supervisor(
         loop: loop, wakeup: sensorWakeup, events: self, logger: Logger(label: "parallaxd.sensors"),

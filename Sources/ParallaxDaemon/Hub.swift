@@ -2,10 +2,9 @@ import CLinux
 import ParallaxMotion
 import ParallaxProtocol
 
-/// Where the hub's lines go, and where fresher frames come from (the daemon: Daemon+Motion.swift).
-protocol HubOutput: AnyObject {
-    /// Writes a line to a client, handling blocked and failed sockets (the server's job).
-    func transmit(_ line: [UInt8], to client: ClientConnection)
+/// Where fresher frames come from (the daemon: Daemon+Motion.swift). Lines go to each
+/// subscriber's own `SubscriberLines`, which the server owns.
+protocol FrameRefresher: AnyObject {
     /// Brings the latest frame up to date before the fallback timer delivers it: samples may be
     /// waiting in the capture queue when input stopped short of a due time.
     func refreshFrames()
@@ -23,8 +22,9 @@ protocol HubOutput: AnyObject {
 /// do not count for the others: a subscriber without the heading is sent a frame only when the
 /// offset moved since the last one it was sent (`offsetVersion`), as if they had not happened.
 final class Hub {
-    /// The frame subscribers get: the engine's frame counter, and the newest sample's time, offset
-    /// and velocity (panel axes), the heading, and how many offset moves it carries.
+    /// The frame subscribers get: its seq (the hub's count of published frames, `Hub.seq`), and
+    /// the newest sample's time, offset and velocity (panel axes), the heading, and how many
+    /// offset moves it carries.
     struct Frame {
         var seq: UInt64
         var t: Int64
@@ -36,16 +36,16 @@ final class Hub {
         var offsetVersion: UInt64 = 0
     }
 
+    /// Frames published so far, the seq of the latest: the hub counts them itself (`publish`,
+    /// `republishLatest`), so seq grows across sensor reopens and engine resets.
     private(set) var seq: UInt64 = 0
     private(set) var latest: Frame?
     /// The latest frame is reduce motion's (0, 0), which holds until reduce motion ends: current
     /// whatever its age (no sample is behind it).
     private var latestIsHeld = false
-    /// New subscribers still waiting for their first frame, the current offset: client id → when
-    /// they subscribed (monotonic ns). See `isCurrent`.
-    private var awaitingCurrent: [Int: Int64] = [:]
     private var offsetVersion: UInt64 = 0
-    private var subscribers: [Int: ClientConnection] = [:]
+    /// Subscribed connections by id; each keeps its own record (Subscriber.swift).
+    private var subscribers: [Int: Subscriber] = [:]
     private var encoded: [Int: [UInt8]] = [:]      // line key (rotation, heading) → latest frame's line
     /// A gyroscope is among the sensors (the daemon sets it when sensors open): heading
     /// subscribers' frames carry yaw.
@@ -55,7 +55,7 @@ final class Hub {
     private var timer: EventLoop.TimerID?
     private var timerDeadline: Int64 = 0
     private let loop: EventLoop
-    private unowned let output: any HubOutput
+    private unowned let refresher: any FrameRefresher
 
     /// Frames handed to subscribers, for the status report's rate.
     private(set) var framesPublished = 0
@@ -74,24 +74,24 @@ final class Hub {
     /// an older frame waits for the next sample (`isCurrent`).
     static let currentAge: Int64 = 20_000_000
 
-    init(loop: EventLoop, output: any HubOutput) {
+    init(loop: EventLoop, refresher: any FrameRefresher) {
         self.loop = loop
-        self.output = output
+        self.refresher = refresher
     }
 
     var count: Int { subscribers.count }
 
     /// Some subscriber asked for the heading: the engine should emit frames for yaw changes.
-    var headingWanted: Bool { subscribers.values.contains { $0.subscription?.wantsHeading == true } }
+    var headingWanted: Bool { subscribers.values.contains { $0.wantsHeading } }
 
     /// When (monotonic ns) the last frame was published; 0 before any.
     var lastPublishTime: Int64 { lastPublish }
     /// A frame waits for a subscriber that is not due or not drained yet (the fallback timer is
     /// armed), or a new subscriber waits for a current sample.
-    var hasPendingDelivery: Bool { timer != nil || !awaitingCurrent.isEmpty }
+    var hasPendingDelivery: Bool { timer != nil || awaitsCurrentSample }
     /// A new subscriber waits for its first frame until a current sample comes: the sensors must
     /// deliver one now, not at a rest's pace (`Supervisor.wantCurrentSample`).
-    var awaitsCurrentSample: Bool { !awaitingCurrent.isEmpty }
+    var awaitsCurrentSample: Bool { subscribers.values.contains { $0.awaitingCurrentSince != nil } }
 
     /// When the loop next needs a fresh sample (a sample time: the first sample taken at or after
     /// it); nil without subscribers.
@@ -109,18 +109,18 @@ final class Hub {
     /// sample needs the next one, whatever its rate.
     func nextSampleNeed(now: Int64) -> Int64? {
         let newest = latest?.t
-        return subscribers.values.lazy.compactMap { client -> Int64? in
-            guard let sub = client.subscription else { return nil }
-            if let since = self.awaitingCurrent[client.id] { return since }
-            return sub.pacing.need(latest: newest, now: now, drained: client.isDrained)
+        return subscribers.values.lazy.compactMap { subscriber -> Int64? in
+            guard let sub = subscriber.subscription else { return nil }
+            if let since = subscriber.awaitingCurrentSince { return since }
+            return sub.pacing.need(latest: newest, now: now, drained: subscriber.lines.isDrained)
         }.min()
     }
 
     /// The earliest need once every subscriber due by a sample taken at `time` has been served
     /// with it: the capture's forecast of the need after the next one (`SampleNeed.following`).
     func earliestDue(afterServingAt time: Int64) -> Int64? {
-        subscribers.values.lazy.compactMap { client -> Int64? in
-            guard var pacing = client.subscription?.pacing else { return nil }
+        subscribers.values.lazy.compactMap { subscriber -> Int64? in
+            guard var pacing = subscriber.subscription?.pacing else { return nil }
             if pacing.isDue(sampleAt: time) { pacing.sent(sampleAt: time) }
             return pacing.need(latest: time, now: time)
         }.min()
@@ -129,14 +129,14 @@ final class Hub {
     /// A subscription (new, or replaced on the same connection). A connection that has had no
     /// frame yet gets the current offset first (`sendLatest`), from a sample at most
     /// `currentAge` old or taken since `now`; one that has keeps what it was sent.
-    func add(_ client: ClientConnection, now: Int64 = plx_monotonic_ns()) {
-        subscribers[client.id] = client
-        if client.lastSentSeq == 0 { awaitingCurrent[client.id] = now }
+    func add(_ subscriber: Subscriber, now: Int64 = plx_monotonic_ns()) {
+        subscribers[subscriber.id] = subscriber
+        if subscriber.lastSentSeq == 0 { subscriber.awaitingCurrentSince = now }
     }
 
-    func remove(_ client: ClientConnection) {
-        subscribers[client.id] = nil
-        awaitingCurrent[client.id] = nil
+    func remove(_ subscriber: Subscriber) {
+        subscribers[subscriber.id] = nil
+        subscriber.awaitingCurrentSince = nil
     }
 
     /// Whether `frame` may be a new subscriber's first, "current" frame: its newest sample is at
@@ -191,9 +191,8 @@ final class Hub {
         latestIsHeld = true
         if let timer { loop.cancel(timer); self.timer = nil }
         guard let latest else { return }
-        let now = plx_monotonic_ns()
-        for client in subscribers.values where client.lastSentSeq < latest.seq {
-            send(latest, to: client, now: now)
+        for subscriber in subscribers.values where subscriber.lastSentSeq < latest.seq {
+            send(latest, to: subscriber)
         }
     }
 
@@ -227,39 +226,33 @@ final class Hub {
     /// client learns where the layers belong without waiting for the device to move), if it is
     /// current (`isCurrent`); otherwise the subscriber gets the first frame of a current sample
     /// when it comes (`deliver`), and `awaitsCurrentSample` says the sensors must bring one.
-    func sendLatest(to client: ClientConnection) {
+    func sendLatest(to subscriber: Subscriber) {
         // (Draining a batch just before may already have delivered it: never send a frame twice.)
-        guard let latest, client.subscription != nil, client.lastSentSeq < latest.seq else { return }
+        guard let latest, subscriber.subscription != nil, subscriber.lastSentSeq < latest.seq else { return }
         let now = plx_monotonic_ns()
-        if let since = awaitingCurrent[client.id], !isCurrent(latest, since: since, now: now) { return }
-        send(latest, to: client, now: now)
+        if let since = subscriber.awaitingCurrentSince, !isCurrent(latest, since: since, now: now) { return }
+        send(latest, to: subscriber)
     }
 
     /// A line for every subscriber (state changes); `headingLine`, when given, to those that
     /// asked for the heading instead.
     func broadcast(_ line: [UInt8], headingLine: [UInt8]? = nil) {
-        for client in subscribers.values {
-            let wantsHeading = client.subscription?.wantsHeading == true
-            output.transmit(wantsHeading ? headingLine ?? line : line, to: client)
+        for subscriber in subscribers.values {
+            subscriber.lines.write(subscriber.wantsHeading ? headingLine ?? line : line)
         }
     }
 
     /// A line for the subscribers that asked for the heading only (a change only they can see).
     func broadcastToHeadingSubscribers(_ line: [UInt8]) {
-        for client in subscribers.values where client.subscription?.wantsHeading == true {
-            output.transmit(line, to: client)
+        for subscriber in subscribers.values where subscriber.wantsHeading {
+            subscriber.lines.write(line)
         }
     }
 
-    /// Whether `frame` is news for `client`: a newer seq, and for a subscriber without the heading
-    /// an offset that moved since what it was sent.
-    private func isNew(_ frame: Frame, for client: ClientConnection, _ sub: Subscription) -> Bool {
-        client.lastSentSeq < frame.seq && (sub.wantsHeading || client.lastSentOffsetVersion < frame.offsetVersion)
-    }
-
-    /// The client's socket drained: it may take the frame it missed.
-    func clientDrained(_ client: ClientConnection) {
-        if let due = deliver(to: client, now: plx_monotonic_ns()) { armTimer(due) }
+    /// The subscriber's socket drained: it may take the frame it missed.
+    func drained(_ subscriber: Subscriber) {
+        guard subscribers[subscriber.id] === subscriber else { return }
+        if let due = deliver(to: subscriber, now: plx_monotonic_ns()) { armTimer(due) }
     }
 
     /// `fallback`: the timer fired, no sample came for a due point: a subscriber whose point
@@ -267,8 +260,8 @@ final class Hub {
     private func deliverAll(fallback: Bool = false) {
         let now = plx_monotonic_ns()
         var earliest = Int64.max
-        for client in subscribers.values {
-            if let due = deliver(to: client, now: now, fallback: fallback) { earliest = min(earliest, due) }
+        for subscriber in subscribers.values {
+            if let due = deliver(to: subscriber, now: now, fallback: fallback) { earliest = min(earliest, due) }
         }
         if earliest != .max { armTimer(earliest) }
     }
@@ -295,22 +288,19 @@ final class Hub {
     /// the point, which the loop takes when it comes (`nextSampleNeed`). The timer is only the
     /// fallback for when input stops (the device came to rest), so the final position still
     /// arrives: past the point by `fallbackWait` on the clock, the frame there is goes out.
-    private func deliver(to client: ClientConnection, now: Int64, fallback: Bool = false) -> Int64? {
-        guard let latest, var sub = client.subscription else { return nil }
-        guard isNew(latest, for: client, sub) else {
+    private func deliver(to subscriber: Subscriber, now: Int64, fallback: Bool = false) -> Int64? {
+        guard let latest, let sub = subscriber.subscription else { return nil }
+        guard subscriber.isNew(latest) else {
             // Nothing to send from this sample (the minimum change held it back): a point it
             // reached is given up, so the next frame keeps to the grid.
-            if sub.pacing.isDue(sampleAt: latest.t) {
-                sub.pacing.passed(sampleAt: latest.t)
-                client.subscription = sub
-            }
+            if sub.pacing.isDue(sampleAt: latest.t) { subscriber.subscription?.pacing.passed(sampleAt: latest.t) }
             return nil
         }
-        guard client.isDrained else { return nil }     // retried from clientDrained
-        if let since = awaitingCurrent[client.id] {
+        guard subscriber.lines.isDrained else { return nil }     // retried from `drained`
+        if let since = subscriber.awaitingCurrentSince {
             // A new subscriber: its first frame goes at once, but only from a current sample
             // (the next batch brings one: no timer).
-            if isCurrent(latest, since: since, now: now) { send(latest, to: client, now: now) }
+            if isCurrent(latest, since: since, now: now) { send(latest, to: subscriber) }
             return nil
         }
         if !sub.pacing.isDue(sampleAt: latest.t) {
@@ -322,12 +312,14 @@ final class Hub {
                 return fallback && now >= deadline ? lastPublish + stallWait : deadline
             }
         }
-        send(latest, to: client, now: now)
+        send(latest, to: subscriber)
         return nil
     }
 
-    private func send(_ frame: Frame, to client: ClientConnection, now: Int64) {
-        guard var sub = client.subscription else { return }
+    /// Encodes `frame` for the subscriber's rotation and heading (once per kind of line) and
+    /// sends it.
+    private func send(_ frame: Frame, to subscriber: Subscriber) {
+        guard let sub = subscriber.subscription else { return }
         // Yaw is about the world's vertical: the same for every display rotation.
         let withHeading = sub.wantsHeading && headingAvailable
         let key = sub.rotation.rawValue * 2 + (withHeading ? 1 : 0)
@@ -341,12 +333,7 @@ final class Hub {
             line = ServerMessage.offset(seq: frame.seq, t: frame.t, x: o.x, y: o.y, vx: v.x, vy: v.y, heading: heading).encode()
             encoded[key] = line
         }
-        client.lastSentSeq = frame.seq
-        client.lastSentOffsetVersion = frame.offsetVersion
-        awaitingCurrent[client.id] = nil
-        sub.pacing.sent(sampleAt: frame.t)
-        client.subscription = sub
-        output.transmit(line, to: client)
+        subscriber.send(frame, line: line)
     }
 
     private func armTimer(_ deadline: Int64) {
@@ -355,7 +342,7 @@ final class Hub {
         timerDeadline = deadline
         timer = loop.schedule(at: deadline) { [unowned self] in
             self.timer = nil
-            self.output.refreshFrames()
+            self.refresher.refreshFrames()
             self.deliverAll(fallback: true)
         }
     }

@@ -10,7 +10,7 @@ extension ServerMessage {
     /// Appends `{"type":"offset","seq":…,"t":…,"x":…,"y":…,"vx":…,"vy":…}` and "\n" to `bytes`;
     /// with a heading, `"yaw":…,"vyaw":…` before the closing brace.
     /// - Parameters:
-    ///   - seq: the engine's frame counter.
+    ///   - seq: the frame's number among those published (the hub counts them: `Hub.seq`).
     ///   - t: CLOCK_MONOTONIC of the newest sample behind the frame (ns).
     ///   - x: horizontal viewer offset in [-1, 1]; written with 4 decimals, non-finite as 0.
     ///   - y: vertical viewer offset in [-1, 1]; written with 4 decimals, non-finite as 0.

@@ -12,7 +12,8 @@ public enum ServerMessage: Sendable, Equatable {
     /// Sent on subscribe and on every change. `heading` only to subscribers that asked for it:
     /// whether their offset frames carry yaw now.
     case state(sensor: SensorState, reduceMotion: Bool, calibrated: Bool, heading: Bool? = nil)
-    /// A viewer offset: engine frame counter, monotonic ns of the newest sample, x and y in [-1, 1],
+    /// A viewer offset: its seq (the daemon's count of the frames it published: parallaxd's hub
+    /// counts them), monotonic ns of the newest sample, x and y in [-1, 1],
     /// and their rates of change vx and vy at `t` (offset units per second); the heading for
     /// subscribers that asked for it (while a gyroscope provides it).
     case offset(seq: UInt64, t: Int64, x: Double, y: Double, vx: Double, vy: Double, heading: OffsetHeading? = nil)

@@ -6,6 +6,12 @@ import Testing
 /// One connection over a real socketpair: writes go straight out while the peer reads, wait in
 /// the output buffer while it does not, overflow past the limit, and commands have a budget.
 @Suite struct ClientConnectionTests {
+    /// For a connection these tests never subscribe: the hub never writes to it.
+    final class NoLines: SubscriberLines {
+        func write(_ line: [UInt8]) { Issue.record("the hub wrote to a connection that never subscribed") }
+        var isDrained: Bool { true }
+    }
+
     /// A connected pair of non-blocking stream sockets: (daemon side, client side).
     static func socketPair() -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
@@ -30,7 +36,7 @@ import Testing
     @Test func aLineGoesStraightOutWhileThePeerReads() {
         let (ours, theirs) = Self.socketPair()
         defer { close(theirs) }
-        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer, lines: Self.NoLines())
         defer { client.close() }
         guard case .done = client.send(Array("hello\n".utf8)) else { Issue.record("not written at once"); return }
         #expect(client.isDrained)
@@ -40,7 +46,7 @@ import Testing
     @Test func outputWaitsForASlowPeerThenFlushesOrOverflows() {
         let (ours, theirs) = Self.socketPair()
         defer { close(theirs) }
-        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: ours), peer: Self.peer, lines: Self.NoLines())
         defer { client.close() }
         let line = [UInt8](repeating: UInt8(ascii: "a"), count: 4096)
         var sent = 0
@@ -76,7 +82,7 @@ import Testing
     }
 
     @Test func commandsHaveABudgetThatRefills() {
-        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: Self.peer)
+        let client = ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: Self.peer, lines: Self.NoLines())
         let rate = 5.0
         let t0: Int64 = 1_000_000_000
         for _ in 0..<5 { #expect(client.takeCommandToken(rate: rate, now: t0)) }

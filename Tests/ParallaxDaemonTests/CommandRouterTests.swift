@@ -51,7 +51,7 @@ import Testing
     }
 
     static func send(_ line: String, as peer: PeerCredentials, to router: CommandRouter, client: ClientConnection? = nil) -> ClientConnection {
-        let client = client ?? ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: peer)
+        let client = client ?? ClientConnection(id: 1, fd: FileDescriptor(rawValue: -1), peer: peer, lines: ClientConnectionTests.NoLines())
         router.handleLine(Array(line.utf8), from: client)
         return client
     }
@@ -60,13 +60,13 @@ import Testing
         let effects = RecordingEffects()
         let router = Self.router(effects)
         let user = Self.send(#"{"cmd":"subscribe","rate":500,"rotation":90}"#, as: Self.user, to: router)
-        #expect(user.subscription?.rate == 60)
-        #expect(user.subscription?.rotation == .clockwise90)
+        #expect(user.subscriber.subscription?.rate == 60)
+        #expect(user.subscriber.subscription?.rotation == .clockwise90)
         let root = Self.send(#"{"cmd":"subscribe","rate":500}"#, as: Self.root, to: router)
-        #expect(root.subscription?.rate == 240)
+        #expect(root.subscriber.subscription?.rate == 240)
         // No rate: the default; again on the same connection: a resubscription.
         _ = Self.send(#"{"cmd":"subscribe","id":7}"#, as: Self.user, to: router, client: user)
-        #expect(user.subscription?.rate == 30)
+        #expect(user.subscriber.subscription?.rate == 30)
         #expect(effects.log == [
             #"subscribed new {"type":"subscribed","rate":60,"rotation":90}"#, "answered subscribe",
             #"subscribed new {"type":"subscribed","rate":240,"rotation":0}"#, "answered subscribe",
@@ -90,7 +90,7 @@ import Testing
         ]
         for (line, peer, rate) in cases {
             let client = Self.send(line, as: peer, to: router)
-            #expect(client.subscription?.rate == rate, "\(line)")
+            #expect(client.subscriber.subscription?.rate == rate, "\(line)")
             #expect(effects.log.suffix(2).first == #"subscribed new {"type":"subscribed","rate":\#(rate),"rotation":0}"#, "\(line)")
         }
     }
@@ -106,9 +106,9 @@ import Testing
             _ = Self.send(line, as: Self.user, to: router, client: client)
         }
         #expect(effects.log == Array(repeating: "reject bad_request", count: 5))
-        #expect(client.subscription == nil)
+        #expect(client.subscriber.subscription == nil)
         _ = Self.send(#"{"cmd":"subscribe","rate":1e300}"#, as: Self.user, to: router, client: client)
-        #expect(client.subscription?.rate == 60)
+        #expect(client.subscriber.subscription?.rate == 60)
     }
 
     /// `seconds` outside 1…120 (or beyond a Double) and ids of any size are answered, not trapped on.

@@ -12,10 +12,10 @@ import Testing
 @Suite struct HubHeadingTests {
     typealias Output = HubTests.RecordingOutput
 
-    static func subscriber(_ id: Int, rotation: DisplayRotation = .none, heading: Bool? = nil) -> ClientConnection {
-        let client = HubTests.subscriber(id, rotation: rotation)
-        client.subscription?.heading = heading
-        return client
+    static func subscriber(_ output: Output, _ id: Int, rotation: DisplayRotation = .none, heading: Bool? = nil) -> Subscriber {
+        let subscriber = output.subscriber(id, rotation: rotation)
+        subscriber.subscription?.heading = heading
+        return subscriber
     }
 
     static func headings(_ output: Output, for client: Int) -> [OffsetHeading?] {
@@ -28,12 +28,12 @@ import Testing
     @Test func yawGoesOnlyToHeadingSubscribersAndIgnoresTheirRotation() throws {
         let loop = try EventLoop()
         let output = Output()
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         hub.headingAvailable = true
-        hub.add(Self.subscriber(1), now: HubTests.anyFrameIsCurrent)
-        hub.add(Self.subscriber(2, heading: true), now: HubTests.anyFrameIsCurrent)
-        hub.add(Self.subscriber(3, rotation: .clockwise270, heading: true), now: HubTests.anyFrameIsCurrent)
-        hub.add(Self.subscriber(4, heading: false), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 1), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 2, heading: true), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 3, rotation: .clockwise270, heading: true), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 4, heading: false), now: HubTests.anyFrameIsCurrent)
         #expect(hub.headingWanted)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: 0), heading: Heading(yaw: 0.75, rate: -0.5))
         let expected = OffsetHeading(yaw: 0.75, vyaw: -0.5)
@@ -47,8 +47,8 @@ import Testing
     @Test func withoutAGyroscopeNoFrameCarriesYaw() throws {
         let loop = try EventLoop()
         let output = Output()
-        let hub = Hub(loop: loop, output: output)
-        let client = Self.subscriber(1, heading: true)
+        let hub = Hub(loop: loop, refresher: output)
+        let client = Self.subscriber(output, 1, heading: true)
         hub.add(client, now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: 0), heading: Heading(yaw: 0.75, rate: 0))
         #expect(Self.headings(output, for: 1) == [nil])
@@ -62,10 +62,10 @@ import Testing
     @Test func framesOnlyTheYawBroughtReachNobodyElse() throws {
         let loop = try EventLoop()
         let output = Output()
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         hub.headingAvailable = true
-        let plain = Self.subscriber(1)
-        let heading = Self.subscriber(2, heading: true)
+        let plain = Self.subscriber(output, 1)
+        let heading = Self.subscriber(output, 2, heading: true)
         hub.add(plain, now: HubTests.anyFrameIsCurrent)
         hub.add(heading, now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 1, offset: ViewerOffset(x: 0.1, y: 0))
@@ -92,9 +92,9 @@ import Testing
     @Test func reduceMotionsFinalFrameHasYawZero() throws {
         let loop = try EventLoop()
         let output = Output()
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         hub.headingAvailable = true
-        hub.add(Self.subscriber(1, heading: true), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 1, heading: true), now: HubTests.anyFrameIsCurrent)
         hub.publish(t: 1, offset: ViewerOffset(x: 0.4, y: 0), heading: Heading(yaw: -1, rate: 2))
         hub.publishFinal(t: 2, offset: .zero)
         #expect(Self.headings(output, for: 1) == [OffsetHeading(yaw: -1, vyaw: 2), .zero])
@@ -103,9 +103,9 @@ import Testing
     @Test func stateLinesCarryHeadingOnlyForThoseWhoAsked() throws {
         let loop = try EventLoop()
         let output = Output()
-        let hub = Hub(loop: loop, output: output)
-        hub.add(Self.subscriber(1), now: HubTests.anyFrameIsCurrent)
-        hub.add(Self.subscriber(2, heading: true), now: HubTests.anyFrameIsCurrent)
+        let hub = Hub(loop: loop, refresher: output)
+        hub.add(Self.subscriber(output, 1), now: HubTests.anyFrameIsCurrent)
+        hub.add(Self.subscriber(output, 2, heading: true), now: HubTests.anyFrameIsCurrent)
         let plain = ServerMessage.state(sensor: .ok, reduceMotion: false, calibrated: false)
         let withHeading = ServerMessage.state(sensor: .ok, reduceMotion: false, calibrated: false, heading: false)
         hub.broadcast(plain.encode(), headingLine: withHeading.encode())
@@ -129,7 +129,7 @@ import Testing
             #"subscribed new {"type":"subscribed","rate":30,"rotation":0,"heading":false}"#,
             #"subscribed new {"type":"subscribed","rate":30,"rotation":0,"heading":false}"#,
         ])
-        #expect(v1.subscription?.wantsHeading == false && refused.subscription?.wantsHeading == true)
-        #expect(bad.strikes == 1 && bad.subscription == nil)
+        #expect(v1.subscriber.wantsHeading == false && refused.subscriber.wantsHeading == true)
+        #expect(bad.strikes == 1 && bad.subscriber.subscription == nil)
     }
 }

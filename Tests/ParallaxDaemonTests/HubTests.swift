@@ -6,18 +6,41 @@ import SystemPackage
 import Testing
 @testable import ParallaxDaemon
 
-/// The hub alone, with its output recorded instead of written to sockets (the seam
-/// `HubOutput`): latest-value delivery by due time, per-rotation lines, the fallback timer that
-/// refreshes before it delivers, and never the same frame twice.
+/// The hub alone, with each subscriber's lines recorded instead of written to sockets (the seam
+/// `SubscriberLines`): latest-value delivery by due time, per-rotation lines, the fallback timer
+/// that refreshes before it delivers, and never the same frame twice.
 @Suite struct HubTests {
-    final class RecordingOutput: HubOutput {
+    /// Every subscriber's lines, and the daemon's side of `FrameRefresher`.
+    final class RecordingOutput: FrameRefresher {
         var lines: [(client: Int, message: ServerMessage)] = []
         var refreshes = 0
         /// Called by `refreshFrames`, as the daemon would drain samples there.
         var onRefresh: () -> Void = {}
 
-        func transmit(_ line: [UInt8], to client: ClientConnection) {
-            if let message = ServerMessage.decode(line: line.dropLast().map { $0 }) { lines.append((client.id, message)) }
+        /// Lines for subscriber `id`, recorded here; drained unless `connection` (a real socket)
+        /// says it is backed up.
+        final class Lines: SubscriberLines {
+            let id: Int
+            unowned let output: RecordingOutput
+            let connection: ClientConnection?
+            init(id: Int, output: RecordingOutput, connection: ClientConnection?) {
+                self.id = id
+                self.output = output
+                self.connection = connection
+            }
+            func write(_ line: [UInt8]) {
+                if let message = ServerMessage.decode(line: line.dropLast().map { $0 }) { output.lines.append((id, message)) }
+            }
+            var isDrained: Bool { connection?.isDrained ?? true }
+        }
+
+        /// A subscriber whose lines are recorded here.
+        func subscriber(_ id: Int, rate: Int = 60, rotation: DisplayRotation = .none, due: Int64 = 0,
+                        drainedBy connection: ClientConnection? = nil) -> Subscriber {
+            let subscriber = Subscriber(id: id, lines: Lines(id: id, output: self, connection: connection))
+            subscriber.subscription = Subscription(rate: rate, rotation: rotation)
+            if due > 0 { subscriber.subscription?.pacing.sent(sampleAt: due - 1) }
+            return subscriber
         }
 
         func refreshFrames() {
@@ -39,19 +62,12 @@ import Testing
     /// (Tests/integration/test_first_frame.py).
     static let anyFrameIsCurrent = Int64.min
 
-    static func subscriber(_ id: Int, rate: Int = 60, rotation: DisplayRotation = .none, due: Int64 = 0) -> ClientConnection {
-        let client = ClientConnection(id: id, fd: FileDescriptor(rawValue: -1), peer: PeerCredentials(pid: 1, uid: 0, gid: 0))
-        client.subscription = Subscription(rate: rate, rotation: rotation)
-        if due > 0 { client.subscription?.pacing.sent(sampleAt: due - 1) }
-        return client
-    }
-
     @Test func aDueSubscriberGetsTheFrameInItsOwnAxes() throws {
         let loop = try EventLoop()
         let output = RecordingOutput()
-        let hub = Hub(loop: loop, output: output)
-        hub.add(Self.subscriber(1), now: Self.anyFrameIsCurrent)
-        hub.add(Self.subscriber(2, rotation: .clockwise90), now: Self.anyFrameIsCurrent)
+        let hub = Hub(loop: loop, refresher: output)
+        hub.add(output.subscriber(1), now: Self.anyFrameIsCurrent)
+        hub.add(output.subscriber(2, rotation: .clockwise90), now: Self.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.5, y: -0.25))
         let plain = output.offsets(for: 1)
         let turned = output.offsets(for: 2)
@@ -65,8 +81,8 @@ import Testing
     @Test func aFrameIsNeverSentTwiceAndFresheningKeepsItsSeq() throws {
         let loop = try EventLoop()
         let output = RecordingOutput()
-        let hub = Hub(loop: loop, output: output)
-        let client = Self.subscriber(1)
+        let hub = Hub(loop: loop, refresher: output)
+        let client = output.subscriber(1)
         hub.add(client, now: Self.anyFrameIsCurrent)
         hub.publish(t: 5, offset: ViewerOffset(x: 0.1, y: 0.1))
         hub.sendLatest(to: client)
@@ -84,9 +100,9 @@ import Testing
     @Test func aSubscriberNotYetDueGetsTheFreshestFrameFromTheFallbackTimer() throws {
         let loop = try EventLoop()
         let output = RecordingOutput()
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         let due = plx_monotonic_ns() + 10_000_000
-        let client = Self.subscriber(1)
+        let client = output.subscriber(1)
         hub.add(client, now: Self.anyFrameIsCurrent)
         hub.publish(t: 4, offset: ViewerOffset(x: 0.05, y: 0))   // its first frame, at once
         // Its next point is 10 ms or more away in sample time; the next sample never comes.
@@ -109,9 +125,9 @@ import Testing
     @Test func theNextSampleNeedIsTheEarliestDueOrTheNextGridPoint() throws {
         let loop = try EventLoop()
         let output = RecordingOutput()   // the hub holds it unowned
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         #expect(hub.nextSampleNeed(now: 1_000) == nil)
-        let first = Self.subscriber(1, rate: 50), second = Self.subscriber(2, rate: 50)
+        let first = output.subscriber(1, rate: 50), second = output.subscriber(2, rate: 50)
         hub.add(first, now: Self.anyFrameIsCurrent)
         hub.add(second, now: Self.anyFrameIsCurrent)
         // A new subscriber needs the next sample, whatever its rate.
@@ -132,19 +148,20 @@ import Testing
     @Test func theFinalFrameReachesEverySubscriberBeforeTheStateLine() throws {
         let loop = try EventLoop()
         let output = RecordingOutput()
-        let hub = Hub(loop: loop, output: output)
+        let hub = Hub(loop: loop, refresher: output)
         let now = plx_monotonic_ns()
-        let due = Self.subscriber(1, rate: 60, due: 0)
-        let notDue = Self.subscriber(2, rate: 1, due: now + 5_000_000_000)
+        let due = output.subscriber(1, rate: 60, due: 0)
+        let notDue = output.subscriber(2, rate: 1, due: now + 5_000_000_000)
         let (daemonSide, clientSide) = ClientConnectionTests.socketPair()
         defer { close(clientSide) }
-        let backedUp = ClientConnection(id: 3, fd: FileDescriptor(rawValue: daemonSide), peer: ClientConnectionTests.peer)
-        defer { backedUp.close() }
-        backedUp.subscription = Subscription(rate: 60, rotation: .none)
+        let socket = ClientConnection(id: 3, fd: FileDescriptor(rawValue: daemonSide), peer: ClientConnectionTests.peer,
+                                      lines: ClientConnectionTests.NoLines())
+        defer { socket.close() }
+        let backedUp = output.subscriber(3, drainedBy: socket)
         // The peer reads nothing: fill its socket until output waits in the connection.
         let filler = [UInt8](repeating: UInt8(ascii: "x"), count: 16384)
-        while case .done = backedUp.send(filler) {}
-        #expect(!backedUp.isDrained)
+        while case .done = socket.send(filler) {}
+        #expect(!backedUp.lines.isDrained)
         for client in [due, notDue, backedUp] { hub.add(client, now: Self.anyFrameIsCurrent) }
         hub.publish(t: 1, offset: ViewerOffset(x: 0.4, y: 0.2))
         hub.publishFinal(t: 2, offset: .zero)

@@ -9,7 +9,7 @@ import ParallaxMotion
 import ParallaxProtocol
 import SystemPackage
 
-final class FuzzDaemon: CommandEffects, HubOutput {
+final class FuzzDaemon: CommandEffects, FrameRefresher {
     /// A line the daemon wrote to a connection, and whether it answers a client line (a reply,
     /// an error) or comes unasked (frames, state lines, a closing error).
     struct Sent {
@@ -28,13 +28,13 @@ final class FuzzDaemon: CommandEffects, HubOutput {
 
     init(settings: CommandRouter.Settings) throws {
         loop = try EventLoop()
-        hub = Hub(loop: loop, output: self)
+        hub = Hub(loop: loop, refresher: self)
         router = CommandRouter(settings: settings, effects: self)
     }
 
     func beginLine() { answers = 0 }
 
-    private func record(_ line: [UInt8], to client: ClientConnection, answer: Bool) {
+    fileprivate func record(_ line: [UInt8], to client: ClientConnection, answer: Bool) {
         guard !client.isClosed else { return }
         sent[client.id, default: []].append(Sent(line: line, isAnswer: answer))
         if answer { answers += 1 }
@@ -53,7 +53,7 @@ final class FuzzDaemon: CommandEffects, HubOutput {
 
     /// What the daemon does when a connection ends (Daemon+Clients.swift).
     func hangUp(_ client: ClientConnection) {
-        hub.remove(client)
+        hub.remove(client.subscriber)
         // ClientConnection.close would close its descriptor: -1 here, which is harmless.
         client.close()
     }
@@ -66,19 +66,19 @@ final class FuzzDaemon: CommandEffects, HubOutput {
     func requestAnswered(_ request: ClientRequest, for client: ClientConnection) {}
 
     func subscribed(_ client: ClientConnection, previous: Subscription?, reply: [UInt8]) {
-        let rotation = client.subscription?.rotation
-        hub.add(client)
+        let rotation = client.subscriber.subscription?.rotation
+        hub.add(client.subscriber)
         record(reply, to: client, answer: true)
-        record(stateLine(heading: client.subscription?.wantsHeading == true ? true : nil), to: client, answer: false)
+        record(stateLine(heading: client.subscriber.wantsHeading ? true : nil), to: client, answer: false)
         if let previous, previous.rotation != rotation {
             hub.republishLatest()
         } else {
-            hub.sendLatest(to: client)
+            hub.sendLatest(to: client.subscriber)
         }
     }
 
     func unsubscribed(_ client: ClientConnection, wasSubscribed: Bool, reply: [UInt8]) {
-        hub.remove(client)
+        hub.remove(client.subscriber)
         record(reply, to: client, answer: true)
     }
 
@@ -109,11 +109,23 @@ final class FuzzDaemon: CommandEffects, HubOutput {
                             heading: heading.map { $0 && hub.headingAvailable }).encode()
     }
 
-    // MARK: HubOutput
+    // MARK: The hub's seams
 
-    func transmit(_ line: [UInt8], to client: ClientConnection) {
-        precondition(!client.isClosed && client.subscription != nil, "the hub wrote to a connection that is not subscribed")
-        record(line, to: client, answer: false)
+    /// A connection's lines as the hub writes them (ConnectionLines in parallaxd).
+    final class Lines: SubscriberLines {
+        unowned let daemon: FuzzDaemon
+        weak var connection: ClientConnection?
+        init(daemon: FuzzDaemon) { self.daemon = daemon }
+        func write(_ line: [UInt8]) {
+            guard let connection else { preconditionFailure("the hub wrote to a connection that is gone") }
+            precondition(!connection.isClosed && connection.subscriber.subscription != nil,
+                         "the hub wrote to a connection that is not subscribed")
+            daemon.record(line, to: connection, answer: false)
+        }
+        var isDrained: Bool { true }
     }
+
+    func lines() -> Lines { Lines(daemon: self) }
+
     func refreshFrames() {}
 }

@@ -45,7 +45,10 @@ private struct Session {
 
     mutating func newConnection(_ slot: Int) -> ClientConnection {
         defer { nextID += 1 }
-        return ClientConnection(id: nextID, fd: FileDescriptor(rawValue: -1), peer: Self.peers[slot])
+        let lines = daemon.lines()
+        let connection = ClientConnection(id: nextID, fd: FileDescriptor(rawValue: -1), peer: Self.peers[slot], lines: lines)
+        lines.connection = connection
+        return connection
     }
 
     mutating func play(_ step: FuzzStep) {
@@ -65,7 +68,7 @@ private struct Session {
         case .publishFinal: daemon.hub.publishFinal(t: clock, offset: .zero)
         case .republishLatest: daemon.hub.republishLatest()
         case .deliver: daemon.hub.deliver()
-        case .drained: if !connections[current].isClosed { daemon.hub.clientDrained(connections[current]) }
+        case .drained: if !connections[current].isClosed { daemon.hub.drained(connections[current].subscriber) }
         case .hangUp: daemon.hangUp(connections[current])
         case .advanceClock(let units): clock += Int64(units) * 10_000_000
         case .reload(let policy): daemon.router.settings = settings(policy: policy)
@@ -111,7 +114,7 @@ private struct Session {
             precondition((heading == nil) == (asked == nil), "subscribed says heading \(String(describing: heading)) to a subscribe with \(String(describing: asked))")
             precondition(heading != true || asked == true, "heading granted that was not asked for")
             let cap = daemon.router.settings.maxRate(for: client.peer)
-            precondition((1...cap).contains(rate) && client.subscription?.rate == rate, "subscribed at \(rate) Hz, cap \(cap)")
+            precondition((1...cap).contains(rate) && client.subscriber.subscription?.rate == rate, "subscribed at \(rate) Hz, cap \(cap)")
         case .unsubscribed(let echoed), .status(_, let echoed), .ok(let echoed), .calibration(_, let echoed): id = echoed
         case .error(let error): id = error.id
         default: preconditionFailure("\(message) does not answer a request")
@@ -121,10 +124,10 @@ private struct Session {
 
     /// The hub serves exactly the open connections that hold a subscription.
     func checkHub() {
-        let subscribed = connections.filter { !$0.isClosed && $0.subscription != nil }
+        let subscribed = connections.filter { !$0.isClosed && $0.subscriber.subscription != nil }
         precondition(daemon.hub.count == subscribed.count, "hub has \(daemon.hub.count) subscribers, connections \(subscribed.count)")
         for client in subscribed {
-            let rate = client.subscription!.rate
+            let rate = client.subscriber.subscription!.rate
             precondition(rate >= 1 && rate <= DaemonConfig().privilegedMaxRate, "a subscription at \(rate) Hz")
         }
     }
