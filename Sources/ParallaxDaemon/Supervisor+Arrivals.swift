@@ -24,16 +24,14 @@ extension Supervisor {
 
     private func openAppearedDevices() {
         guard arrivalsMatter else { return }
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-        retryDelay = Self.firstRetryDelay
         if capture != nil {
             logger.notice("a new motion device appeared: reopening the sensors to include it")
-            // As a reload's reopen: the loop never waits for the old capture thread (it may be in
-            // a read); a buffer it still holds makes the new open fail, and the retry follows.
-            closeCapture()
         } else {
             logger.info("motion devices appeared: opening the sensors now")
         }
-        open()
+        // As a reload's reopen: the loop never waits for the old capture thread (it may be in
+        // a read); a buffer it still holds makes the new open fail, and the retry follows.
+        // (Arrivals matter only while sensors are wanted: this opens.)
+        reopenSensors()
     }
 }

@@ -27,9 +27,7 @@ extension Supervisor {
             self.bufferRetryTimer = nil
             guard self.capture != nil, self.demanded else { return }
             self.logger.notice("trying buffered capture again")
-            self.closeCapture()
-            self.reopening = .toBufferAgain
-            self.open()
+            self.replaceCapture(opening: .toBufferAgain)
         }
     }
 

@@ -29,11 +29,9 @@ extension Supervisor {
             : accelerometers.contains { $0.capture.contains(BufferClaim.leftToSensorProxy) }
         guard reopen else { return }
         logger.notice("iio-sensor-proxy \(running ? "starting or running: giving its buffer back" : "stopped: taking its buffer"), reopening the sensors")
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-        retryDelay = Self.firstRetryDelay
         // As an arrival's reopen: the loop never waits for the old capture thread; the new
-        // capture's thread does, before it opens (CaptureEnd.swift).
-        closeCapture()
-        open()
+        // capture's thread does, before it opens (CaptureEnd.swift). A lingering capture is
+        // replaced too, and lingers on.
+        reopenSensors(evenWithoutDemand: true)
     }
 }

@@ -31,7 +31,7 @@ extension Supervisor {
     /// logind: the system is about to sleep.
     func systemGoingToSleep() {
         asleep = true
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil; openAfterSleep = demanded }
+        if dropRetryForSleep() { openAfterSleep = true }
         cancelBufferRetry()
         if capture != nil {
             logger.notice("the system is going to sleep: closing the sensors")
@@ -58,12 +58,11 @@ extension Supervisor {
         let reopen = openAfterSleep && demanded
         openAfterSleep = false
         logger.notice("resumed\(Self.describe(slept)) (logind)\(reopen ? ": opening the sensors afresh" : "")")
-        retryDelay = Self.firstRetryDelay
+        noteResumed()
         bufferRetry.reset()
         // (The watch stays until the next close or open decides: this runs inside its callback.)
         guard reopen else { return }
-        reopening = .afterSleep
-        open()
+        replaceCapture(opening: .afterSleep)
     }
 
     /// Whether the system slept since the last batch (the clocks): if it did, the capture was
@@ -72,14 +71,9 @@ extension Supervisor {
         guard let slept = sleepClock.slept(boottime: plx_boottime_ns(), monotonic: plx_monotonic_ns()) else { return false }
         guard capture != nil else { return false }
         logger.notice("resumed\(Self.describe(slept)) (the clocks): opening the sensors afresh")
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-        retryDelay = Self.firstRetryDelay
         bufferRetry.reset()
-        closeCapture()
         // Lingering sensors stay closed: the next open is a fresh one anyway.
-        guard demanded else { return true }
-        reopening = .afterSleep
-        open()
+        reopenSensors(opening: .afterSleep)
         return true
     }
 

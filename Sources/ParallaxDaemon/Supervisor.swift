@@ -12,10 +12,10 @@ import SystemPackage
 /// running, and a moment at start-up (to learn what sensors exist). When demand ends
 /// the sensors stay open for `linger` seconds; when it returns they reopen. Failures are retried
 /// with a growing delay, but only while there is demand: an idle daemon makes no wake-ups.
+/// Those decisions are `SensorLifecycle`'s; this carries them out (`perform`).
 final class Supervisor {
-    /// Delay before the first retry after a loss (ns); doubles up to `maxRetryDelay`.
-    static let firstRetryDelay: Int64 = 500_000_000
-    static let maxRetryDelay: Int64 = 10_000_000_000
+    /// Delay before the first retry after a loss (ns): `SensorLifecycle.firstRetryDelay`.
+    static let firstRetryDelay = SensorLifecycle.firstRetryDelay
 
     private(set) var state: SensorState = .none
     private(set) var sensors: [SensorDescription] = []
@@ -31,7 +31,8 @@ final class Supervisor {
     private(set) var localDevices: Bool
     /// The source is read on the loop itself (`LoopCapture`), not on a capture thread.
     private var readsOnLoop: Bool
-    private var linger: Int64
+    /// Demand, linger, hold and retry: when a capture should exist (SensorLifecycle.swift).
+    private(set) var lifecycle: SensorLifecycle
     private let wakeup: SensorWakeup
     private(set) var capture: (any RunningCapture)?
     /// Captures stopped without waiting whose threads may still hold the devices: the next open
@@ -39,14 +40,9 @@ final class Supervisor {
     private var stillClosing: [CaptureEnd] = []
     /// What the current capture's source can do, from its `.opened` (none before).
     private(set) var abilities = SourceAbilities()
-    private(set) var demanded = false
+    var demanded: Bool { lifecycle.demanded }
     private var lingerTimer: EventLoop.TimerID?
-    /// When the linger armed last ends (ns).
-    private var lingerEnds: Int64 = 0
-    /// The linger does not close the sensors before this (`keepOpen(until:)`; ns, 0: no hold).
-    private var keptOpenUntil: Int64 = 0
-    var retryTimer: EventLoop.TimerID?
-    var retryDelay = Supervisor.firstRetryDelay
+    private var retryTimer: EventLoop.TimerID?
     private var lastFailure: String?
     /// The loop's own timer for taking queued samples at a forecast arrival, and the need it serves.
     private var takeTimer: EventLoop.TimerID?
@@ -97,7 +93,7 @@ final class Supervisor {
         self.factory = factory
         self.sourceName = source
         self.localDevices = localDevices
-        self.linger = Int64(linger * 1e9)
+        lifecycle = SensorLifecycle(linger: Int64(linger * 1e9))
     }
 
     var source: String { sourceName }
@@ -108,7 +104,7 @@ final class Supervisor {
     func reconfigure(source name: String, localDevices: Bool, readsOnLoop: Bool = false,
                      factory: @escaping @Sendable () throws(SensorError) -> any SensorDriver,
                      reopen: Bool, linger: Double, rest: RestSettings = RestSettings()) {
-        self.linger = Int64(linger * 1e9)
+        lifecycle.linger = Int64(linger * 1e9)
         reconfigureRest(rest)
         sourceName = name
         self.localDevices = localDevices
@@ -116,27 +112,14 @@ final class Supervisor {
         self.factory = factory
         defer { updateArrivalWatch() }
         guard reopen else { return }
-        // A failure of the old settings says nothing about the new: retry them at once.
-        retryDelay = Self.firstRetryDelay
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-        if capture != nil { closeCapture() }
-        if demanded && capture == nil { open() }
+        perform(lifecycle.reopen())
     }
 
     /// Someone needs samples (true) or nobody does any more (false).
     func setDemand(_ wanted: Bool) {
         guard wanted != demanded else { return }
-        demanded = wanted
-        defer { updateArrivalWatch() }
-        if wanted {
-            if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
-            if capture == nil && retryTimer == nil { open() }
-        } else {
-            if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
-            guard capture != nil else { return }
-            lingerEnds = plx_monotonic_ns() + linger
-            armLinger()
-        }
+        perform(lifecycle.demand(wanted, isOpen: capture != nil, now: plx_monotonic_ns()))
+        updateArrivalWatch()
     }
 
     /// Open sensors stay open until `deadline` (CLOCK_MONOTONIC ns) at least, even with no
@@ -148,30 +131,78 @@ final class Supervisor {
     /// subscribe came more than the 2 s linger later (lab, two CPU burners): the sensors closed
     /// under it and reopened, a first frame 1–2 s late instead of at once.
     func keepOpen(until deadline: Int64) {
-        keptOpenUntil = deadline
-        guard let lingerTimer else { return }
-        loop.cancel(lingerTimer)
-        armLinger()
-    }
-
-    /// The linger's timer, at its end or the hold's, whichever is later.
-    private func armLinger() {
-        lingerTimer = loop.schedule(at: max(lingerEnds, keptOpenUntil)) { [unowned self] in
-            self.lingerTimer = nil
-            guard !self.demanded, self.capture != nil else { return }
-            self.logger.debug("no subscribers for \(Double(self.linger) / 1e9) s: closing sensors")
-            self.closeCapture()
-        }
+        perform(lifecycle.keepOpen(until: deadline))
     }
 
     /// Closes now, for reduce-motion or shutdown.
     func closeNow(wait: Bool = false) {
-        demanded = false
-        if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
-        if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
         reopening = .fresh
-        closeCapture(wait: wait)
+        perform(lifecycle.closeNow(), closingWaits: wait)
         updateArrivalWatch()
+    }
+
+    /// Opens the sensors afresh for a cause the extensions watch (a device appeared,
+    /// iio-sensor-proxy came or went, the clocks say the system slept), as
+    /// `SensorLifecycle.reopen` decides.
+    func reopenSensors(evenWithoutDemand: Bool = false, opening: SensorsOpening? = nil) {
+        perform(lifecycle.reopen(evenWithoutDemand: evenWithoutDemand), opening: opening)
+    }
+
+    /// Closes what is open and opens anew for `opening`, leaving the lifecycle as it is: another
+    /// try at buffering, the open after a sleep.
+    func replaceCapture(opening: SensorsOpening) {
+        perform([.reopen], opening: opening)
+    }
+
+    /// The system goes to sleep: a waiting retry is dropped; whether one was (the sensors then
+    /// open after the sleep).
+    func dropRetryForSleep() -> Bool {
+        let (actions, retryWasDue) = lifecycle.goingToSleep()
+        perform(actions)
+        return retryWasDue
+    }
+
+    /// The system is back: the retry's wait starts over.
+    func noteResumed() { lifecycle.resumed() }
+
+    /// Carries out the lifecycle's decisions, in order. `opening`: why an open here opens
+    /// (`SensorEvents.sensorsOpened`; nil keeps the reason already set, such as a sleep's for a
+    /// retry after it). `closingWaits`: a close waits for the capture to let go of the devices.
+    private func perform(_ actions: [SensorLifecycle.Action], opening: SensorsOpening? = nil, closingWaits: Bool = false) {
+        for action in actions {
+            switch action {
+            case .open:
+                if let opening { reopening = opening }
+                open()
+            case .close:
+                closeCapture(wait: closingWaits)
+            case .reopen:
+                closeCapture(wait: closingWaits)
+                if let opening { reopening = opening }
+                open()
+            case .armLinger(let deadline):
+                if let lingerTimer { loop.cancel(lingerTimer) }
+                lingerTimer = loop.schedule(at: deadline) { [unowned self] in
+                    self.lingerTimer = nil
+                    let actions = self.lifecycle.lingerEnded(isOpen: self.capture != nil)
+                    if !actions.isEmpty {
+                        self.logger.debug("no subscribers for \(Double(self.lifecycle.linger) / 1e9) s: closing sensors")
+                    }
+                    self.perform(actions)
+                }
+            case .cancelLinger:
+                if let lingerTimer { loop.cancel(lingerTimer); self.lingerTimer = nil }
+            case .armRetry(let deadline):
+                if let retryTimer { loop.cancel(retryTimer) }
+                retryTimer = loop.schedule(at: deadline) { [unowned self] in
+                    self.retryTimer = nil
+                    self.perform(self.lifecycle.retryDue(isOpen: self.capture != nil,
+                                                         awaitingDevices: self.arrivals?.isAwaitingDevices ?? false))
+                }
+            case .cancelRetry:
+                if let retryTimer { loop.cancel(retryTimer); self.retryTimer = nil }
+            }
+        }
     }
 
     func open() {
@@ -315,7 +346,7 @@ final class Supervisor {
                 self.abilities = abilities
                 rest.opened(sensors)
                 self.sensors = sensors
-                retryDelay = Self.firstRetryDelay
+                lifecycle.opened()
                 if lastFailure != nil { logger.notice("sensors are back (\(sourceName))") }
                 lastFailure = nil
                 self.events.sensorsOpened(reopening)
@@ -383,16 +414,9 @@ final class Supervisor {
             lastFailure = error.message
         }
         setState(error.kind == .lost ? .lost : .none)
-        guard demanded, error.kind != .invalidSource else { return }
-        let delay = retryDelay
-        retryDelay = min(retryDelay * 2, Self.maxRetryDelay)
-        retryTimer = loop.schedule(at: plx_monotonic_ns() + delay) { [unowned self] in
-            self.retryTimer = nil
-            // Devices that appeared are opened by the arrival watch once udev is done with them;
-            // a retry now would meet their nodes before udev's rules (EACCES).
-            guard self.demanded && self.capture == nil, !(self.arrivals?.isAwaitingDevices ?? false) else { return }
-            self.open()
-        }
+        let retry = lifecycle.failed(retryable: error.kind != .invalidSource, now: plx_monotonic_ns())
+        guard !retry.isEmpty else { return }
+        perform(retry)
         updateArrivalWatch()
     }
 
