@@ -38,14 +38,23 @@ final class DaemonProcess {
 
     /// CPU time of all threads in ns (/proc/PID/task/*/schedstat: exact, unlike 10 ms ticks).
     /// Threads that ended (a closed capture thread) drop out, so measure over stable windows.
-    var cpuNanoseconds: Int64 {
+    var cpuNanoseconds: Int64 { schedstat(field: 0) }
+
+    /// How many times its threads were put on a CPU (schedstat's third field, all threads): each
+    /// is a wake-up from a sleep or a return after preemption, so this counts the daemon's wake-ups
+    /// on an otherwise quiet machine.
+    var runPeriods: Int64 { schedstat(field: 2) }
+
+    /// One field of /proc/PID/task/*/schedstat, summed over the live threads.
+    private func schedstat(field: Int) -> Int64 {
         guard let dir = opendir("/proc/\(pid)/task") else { return 0 }
         defer { closedir(dir) }
         var total: Int64 = 0
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard !name.hasPrefix("."), let text = readFile("/proc/\(pid)/task/\(name)/schedstat") else { continue }
-            total += Int64(text.split(separator: " ").first ?? "0") ?? 0
+            let fields = text.split(separator: " ")
+            if field < fields.count { total += Int64(fields[field].filter { $0 != "\n" }) ?? 0 }
         }
         return total
     }

@@ -141,19 +141,22 @@ for minimumChange in options.minimumChanges {
     }
 }
 
-/// CPU (% of a core, schedstat), memory and lines received with 4 subscribers at 60 Hz.
-func measureLoad(trace: String, config: String) -> (cpu: Double, memory: (rss: Int, peak: Int), lines: Int) {
+/// CPU (% of a core, schedstat), wake-ups per second (schedstat's run periods), memory and
+/// lines received with 4 subscribers at 60 Hz.
+func measureLoad(trace: String, config: String) -> (cpu: Double, wakeups: Double, memory: (rss: Int, peak: Int), lines: Int) {
     let daemon = DaemonProcess(binary: options.daemon, dir: dir, trace: trace, config: config)
     // Subscribers first, then the window: the capture thread is running for all of it.
     let (_, _, warm) = measureLatency(socket: daemon.socketPath, count: 4, rate: 60, seconds: 0.5, keepOpen: true)
     let before = daemon.cpuNanoseconds
+    let periodsBefore = daemon.runPeriods
     let start = plx_monotonic_ns()
     let (_, lines, _) = measureLatency(socket: daemon.socketPath, count: 0, rate: 60, seconds: options.cpuSeconds, reuse: warm)
     let elapsed = Double(plx_monotonic_ns() - start)
     let cpu = Double(daemon.cpuNanoseconds - before) / elapsed * 100
+    let wakeups = Double(daemon.runPeriods - periodsBefore) / elapsed * 1e9
     let memory = daemon.memory
     daemon.stop()
-    return (cpu, memory, lines)
+    return (cpu, wakeups, memory, lines)
 }
 
 // CPU and memory for the typical load: 4 subscribers at 60 Hz, 200 Hz input, the device moving.
@@ -161,7 +164,7 @@ do {
     let load = measureLoad(trace: tracePath, config: configPath)
     let floor = wakeupFloor(rate: options.inputRate, seconds: 10)
     print("")
-    print("typical load (4 × 60 Hz, \(Int(options.inputRate)) Hz input, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, RSS \(load.memory.rss) KiB (peak \(load.memory.peak) KiB), \(load.lines) lines")
+    print("typical load (4 × 60 Hz, \(Int(options.inputRate)) Hz input, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, \(Int(load.wakeups.rounded())) wake-ups/s, RSS \(load.memory.rss) KiB (peak \(load.memory.peak) KiB), \(load.lines) lines")
     print("wake-up floor at \(Int(options.inputRate)) Hz on this machine now: \(ms(floor))% of a core; the daemon costs \(ms(load.cpu / floor).dropLast(1))× the floor")
 }
 
@@ -173,7 +176,7 @@ do {
     let restConfig = dir + "/rest.conf"
     writeFile(restConfig, "[Daemon]\nMaxClients=5000\nMaxClientsPerUser=5000\n[Sensor]\nLinger=0.5\n")
     let load = measureLoad(trace: stillPath, config: restConfig)
-    print("at rest (4 × 60 Hz, \(Int(options.inputRate)) Hz input, device still, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, \(load.lines) lines")
+    print("at rest (4 × 60 Hz, \(Int(options.inputRate)) Hz input, device still, \(Int(options.cpuSeconds)) s): CPU \(ms(load.cpu))% of a core, \(Int(load.wakeups.rounded())) wake-ups/s, \(load.lines) lines")
 }
 
 // Idle: no subscribers; after the start-up probe's linger the daemon must not run at all.
