@@ -14,9 +14,6 @@ import SystemPackage
 /// with a growing delay, but only while there is demand: an idle daemon makes no wake-ups.
 /// Those decisions are `SensorLifecycle`'s; this carries them out (`perform`).
 final class Supervisor {
-    /// Delay before the first retry after a loss (ns): `SensorLifecycle.firstRetryDelay`.
-    static let firstRetryDelay = SensorLifecycle.firstRetryDelay
-
     private(set) var state: SensorState = .none
     private(set) var sensors: [SensorDescription] = []
     /// False until the first open attempt has had an outcome (`SensorEvents.sensorsFirstOutcome`).

@@ -60,7 +60,7 @@ import Testing
         supervisor.systemGoingToSleep()
         supervisor.systemBack()
         // Past the first retry delay: nothing was opened.
-        loop.schedule(at: plx_monotonic_ns() + Supervisor.firstRetryDelay) { loop.stop() }
+        loop.schedule(at: plx_monotonic_ns() + SensorLifecycle.firstRetryDelay) { loop.stop() }
         loop.run()
         #expect(opens.count == 0 && events.log.isEmpty)
     }

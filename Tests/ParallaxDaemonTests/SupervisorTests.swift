@@ -122,7 +122,7 @@ import Testing
         #expect(events.log == ["opened", "state ok", "first outcome", "closed", "state lost"])
         #expect(events.samples.count == 3)
         // Without a retry there is nothing more: wait past the first retry delay and look again.
-        loop.schedule(at: plx_monotonic_ns() + Supervisor.firstRetryDelay + 100_000_000) { loop.stop() }
+        loop.schedule(at: plx_monotonic_ns() + SensorLifecycle.firstRetryDelay + 100_000_000) { loop.stop() }
         loop.run()
         #expect(opens.count == 1)
         supervisor.closeNow(wait: true)
